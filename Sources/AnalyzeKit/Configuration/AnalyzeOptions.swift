@@ -1,0 +1,27 @@
+/// A validated configuration for one run (SPEC §5).
+public struct AnalyzeOptions: Sendable, Equatable {
+    public var paths: [String]
+    public var outputDirectory = "analyze-out"
+    public var timeZone = ReportingTimeZone.utc
+    public var threads: Int
+    public var maxRejectRate = 1.0
+    public var maxRejectRows = 10_000
+    public var maxLineBytes = 1 << 20
+    public var quiet = false
+
+    public init(paths: [String], threads: Int? = nil) {
+        self.paths = paths
+        self.threads = threads ?? AnalyzeOptions.activeCores
+    }
+
+    /// The machine's active cores (the default for `--threads`).
+    public static var activeCores: Int {
+        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif

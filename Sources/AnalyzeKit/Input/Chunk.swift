@@ -1,0 +1,36 @@
+/// A run of whole lines from one input file, the unit of work handed to workers.
+///
+/// Chunks are recycled through a ``ChunkPool`` so memory stays bounded by the
+/// pool size times the capacity, whatever the input size.
+final class Chunk: @unchecked Sendable {
+    enum Kind {
+        /// `bytes[start..<count]` holds whole lines; only a file's last chunk may
+        /// end without a line end.
+        case lines
+        /// One physical line longer than the chunk capacity, streamed past
+        /// without being held. It is blank (skipped) or `line_too_long`.
+        case oversizedLine(isBlank: Bool)
+    }
+
+    let storage: UnsafeMutableRawBufferPointer
+    var start = 0
+    var count = 0
+    var kind = Kind.lines
+    /// Index of the input file in input order.
+    var fileIndex = 0
+    /// Position of this chunk in input order, over all files.
+    var sequence = 0
+
+    init(capacity: Int) {
+        storage = .allocate(byteCount: capacity, alignment: 64)
+    }
+
+    deinit { storage.deallocate() }
+
+    var capacity: Int { storage.count }
+
+    /// The line bytes this chunk carries.
+    var text: UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: storage[start..<count])
+    }
+}

@@ -1,0 +1,121 @@
+/// Cuts one input's decoded text into newline-aligned ``Chunk``s.
+///
+/// Decoded text is written straight into a chunk; when the chunk is full, the
+/// partial line after its last `\n` moves to the front of the next chunk (the
+/// only copy). A UTF-8 byte order mark at the start of the text is skipped.
+/// A line that does not fit in a whole chunk is longer than `--max-line-bytes`
+/// (the capacity is chosen so), so it is streamed past, noting only whether it
+/// was blank, and handed on as a `.oversizedLine` marker: a 200 MB line costs
+/// no more memory than a short one.
+struct ChunkReader {
+    private let source: DecodedTextSource
+    private let fileIndex: Int
+
+    init(source: DecodedTextSource, fileIndex: Int) {
+        self.source = source
+        self.fileIndex = fileIndex
+    }
+
+    /// Reads the whole input, calling `emit` with each chunk in order.
+    ///
+    /// `take` supplies empty chunks (it may block until one is free). Emitted
+    /// chunks belong to the callee, which must give `.lines` chunks back to the
+    /// pool; a chunk left unused at the end goes to `recycle`.
+    mutating func run(
+        take: () -> Chunk,
+        recycle: (Chunk) -> Void,
+        emit: (Chunk) throws(AnalyzeError) -> Void
+    ) throws(AnalyzeError) {
+        var chunk = take()
+        chunk.reset(fileIndex: fileIndex)
+        var checkedBOM = false
+        while true {
+            let n = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: chunk.storage[chunk.count...]))
+            chunk.count += n
+            if !checkedBOM && (chunk.count >= 3 || n == 0) {
+                checkedBOM = true
+                if chunk.count >= 3 && chunk.storage[0] == 0xEF && chunk.storage[1] == 0xBB && chunk.storage[2] == 0xBF {
+                    chunk.start = 3
+                }
+            }
+            if n == 0 {
+                if chunk.count > chunk.start { try emit(chunk) } else { recycle(chunk) }
+                return
+            }
+            guard chunk.count == chunk.capacity else { continue }
+
+            if let lastNewline = Self.lastNewline(in: chunk) {
+                let next = take()
+                next.reset(fileIndex: fileIndex)
+                let tail = chunk.count - (lastNewline + 1)
+                if tail > 0 {
+                    next.storage.baseAddress!.copyMemory(
+                        from: chunk.storage.baseAddress! + lastNewline + 1, byteCount: tail)
+                }
+                next.count = tail
+                chunk.count = lastNewline + 1
+                try emit(chunk)
+                chunk = next
+            } else {
+                let isBlank = try skipOversizedLine(in: chunk)
+                let marker = Chunk(capacity: 0)
+                marker.kind = .oversizedLine(isBlank: isBlank)
+                marker.fileIndex = fileIndex
+                try emit(marker)
+            }
+        }
+    }
+
+    /// Reads past the rest of a line that filled `chunk` entirely. On return
+    /// `chunk` holds only the bytes after that line's `\n` (if any).
+    private mutating func skipOversizedLine(in chunk: Chunk) throws(AnalyzeError) -> Bool {
+        var isBlank = Self.isBlank(UnsafeRawBufferPointer(rebasing: chunk.storage[chunk.start..<chunk.count]))
+        chunk.start = 0
+        while true {
+            let n = try source.read(into: chunk.storage)
+            if n == 0 {
+                chunk.count = 0
+                return isBlank
+            }
+            let bytes = UnsafeRawBufferPointer(rebasing: chunk.storage[..<n])
+            if let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) {
+                if isBlank { isBlank = Self.isBlank(UnsafeRawBufferPointer(rebasing: bytes[..<newline])) }
+                let rest = n - (newline + 1)
+                if rest > 0 {
+                    chunk.storage.baseAddress!.copyMemory(
+                        from: chunk.storage.baseAddress! + newline + 1, byteCount: rest)
+                }
+                chunk.count = rest
+                return isBlank
+            }
+            if isBlank { isBlank = Self.isBlank(bytes) }
+        }
+    }
+
+    private static func lastNewline(in chunk: Chunk) -> Int? {
+        let base = chunk.storage.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        var i = chunk.count - 1
+        while i >= chunk.start {
+            if base[i] == UInt8(ascii: "\n") { return i }
+            i -= 1
+        }
+        return nil
+    }
+
+    /// Only space, tab and carriage return (SPEC §1's blank line).
+    static func isBlank(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        for byte in bytes where byte != 0x20 && byte != 0x09 && byte != 0x0D {
+            return false
+        }
+        return true
+    }
+}
+
+extension Chunk {
+    func reset(fileIndex: Int) {
+        self.fileIndex = fileIndex
+        start = 0
+        count = 0
+        kind = .lines
+    }
+}

@@ -1,0 +1,61 @@
+/// The decoded NDJSON text of one input, whether stored plain or as gzip.
+///
+/// An input is gzip exactly when its first two bytes are `1f 8b` (SPEC §1);
+/// the file name never decides.
+final class DecodedTextSource {
+    let reader: RawFileReader
+    let isGzip: Bool
+    private let inflater: GzipInflater?
+    /// Plain inputs: bytes already read while sniffing, not yet handed out.
+    private var pending: [UInt8]
+    private var pendingStart = 0
+
+    init(_ file: InputFile) throws(AnalyzeError) {
+        reader = try RawFileReader(file)
+        // Sniff: read until we have two bytes or the input ends.
+        let head = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { head.deallocate() }
+        var count = 0
+        while count < 2 {
+            let n = try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: head[count...]))
+            if n == 0 { break }
+            count += n
+        }
+        let prefix = [UInt8](head[..<count])
+        isGzip = count >= 2 && prefix[0] == 0x1f && prefix[1] == 0x8b
+        if isGzip {
+            inflater = try GzipInflater(reader: reader, prefix: prefix)
+            pending = []
+        } else {
+            inflater = nil
+            pending = prefix
+        }
+    }
+
+    /// Bytes of input as stored, read so far (`bytes_read`).
+    var bytesRead: Int { reader.bytesRead }
+    /// Decoded bytes handed out so far, a BOM included (`bytes_decoded`).
+    private(set) var bytesDecoded = 0
+
+    /// Fills part of `destination` with decoded text; 0 means the end.
+    func read(into destination: UnsafeMutableRawBufferPointer) throws(AnalyzeError) -> Int {
+        let n = try decode(into: destination)
+        bytesDecoded += n
+        return n
+    }
+
+    private func decode(into destination: UnsafeMutableRawBufferPointer) throws(AnalyzeError) -> Int {
+        if let inflater {
+            return try inflater.read(into: destination)
+        }
+        if pendingStart < pending.count {
+            let n = min(destination.count, pending.count - pendingStart)
+            pending.withUnsafeBytes { raw in
+                destination.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[pendingStart..<(pendingStart + n)]))
+            }
+            pendingStart += n
+            return n
+        }
+        return try reader.read(into: destination)
+    }
+}

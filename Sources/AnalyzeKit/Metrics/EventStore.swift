@@ -1,0 +1,107 @@
+/// The identity of an event for de-duplication: two independent 64-bit
+/// hashes of its `event_id` bytes (see ``ByteHash``).
+struct EventKey: Hashable {
+    var low: UInt64
+    var high: UInt64
+
+    init(_ eventID: UnsafeRawBufferPointer) {
+        low = ByteHash.hash(eventID, seed: 0x243f_6a88_85a3_08d3)
+        high = ByteHash.hash(eventID, seed: 0x1319_8a2e_0370_7344)
+    }
+}
+
+/// One accepted event, reduced to what the metrics read.
+///
+/// Identities are ids of the partial's ``Interner`` plus one (0 = none). The
+/// `event_id` bytes are kept (in `PartialAggregate.eventIDs`) only for events
+/// whose ordering ties matter: identity events and quiz answers.
+struct EventRecord {
+    var key: EventKey
+    /// Input order: chunk sequence << 32 | line index in the chunk.
+    var position: UInt64
+    var instant: Instant
+    var fingerprint: UInt64
+    var idOffset: Int
+    var idCount: Int32
+    /// Index into `PartialAggregate.answers`, or -1.
+    var answer: Int32
+    var device: UInt32
+    var profile: UInt32
+    var customerUser: UInt32
+    var type: EventType
+
+    /// Whether a dropped duplicate differs from the kept one in anything the
+    /// metrics read (SPEC §2, conflicting duplicates).
+    func hasSameContent(as other: EventRecord) -> Bool {
+        type == other.type && instant == other.instant && device == other.device
+            && profile == other.profile && customerUser == other.customerUser
+            && fingerprint == other.fingerprint
+    }
+}
+
+/// Accepted events keyed by `event_id`: the first in input order is kept,
+/// later copies are set aside as duplicates.
+///
+/// Keeping the minimum position per key makes inserts order-independent, so
+/// stores merge associatively and commutatively.
+///
+/// Performance: open addressing over `Int32` slots (≤ 50 % load) keyed by the
+/// key's low word; ~4–8 bytes of index per event besides the record.
+struct EventStore {
+    private(set) var records: [EventRecord] = []
+    /// Every copy that lost to an earlier one (needed to count conflicts
+    /// against whichever copy is finally kept).
+    private(set) var dropped: [EventRecord] = []
+    private var slots = [Int32](repeating: -1, count: 1 << 12)
+    private var mask = (1 << 12) - 1
+
+    mutating func insert(_ record: EventRecord) {
+        var slot = Int(truncatingIfNeeded: record.key.low) & mask
+        while true {
+            let index = slots[slot]
+            if index < 0 { break }
+            if records[Int(index)].key == record.key {
+                if record.position < records[Int(index)].position {
+                    dropped.append(records[Int(index)])
+                    records[Int(index)] = record
+                } else {
+                    dropped.append(record)
+                }
+                return
+            }
+            slot = (slot + 1) & mask
+        }
+        slots[slot] = Int32(records.count)
+        records.append(record)
+        if records.count * 2 > slots.count { grow() }
+    }
+
+    mutating func appendDropped(_ record: EventRecord) { dropped.append(record) }
+
+    /// The kept record for `key`.
+    func kept(_ key: EventKey) -> EventRecord? {
+        var slot = Int(truncatingIfNeeded: key.low) & mask
+        while true {
+            let index = slots[slot]
+            if index < 0 { return nil }
+            if records[Int(index)].key == key { return records[Int(index)] }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    mutating func reserveCapacity(_ n: Int) {
+        records.reserveCapacity(n)
+        while slots.count < n * 2 { grow() }
+    }
+
+    private mutating func grow() {
+        let size = slots.count * 2
+        slots = [Int32](repeating: -1, count: size)
+        mask = size - 1
+        for (index, record) in records.enumerated() {
+            var slot = Int(truncatingIfNeeded: record.key.low) & mask
+            while slots[slot] >= 0 { slot = (slot + 1) & mask }
+            slots[slot] = Int32(index)
+        }
+    }
+}

@@ -1,0 +1,240 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A quiz answer (select / multiSelect) of one event: its question and options.
+struct AnswerRecord {
+    var onboarding: UInt32
+    var element: UInt32
+    var kind: AnswerKind
+    var optionsStart: Int
+    var optionsCount: Int
+}
+
+/// One option of an answer, as ids in `PartialAggregate.quizStrings`.
+struct AnswerOption {
+    var id: UInt32
+    var value: UInt32
+    var label: UInt32
+}
+
+/// A rejected line: where it is (input order) and why.
+struct RejectEntry {
+    var position: UInt64
+    var reason: RejectReason
+}
+
+/// How many physical lines one chunk held, to turn positions into line numbers.
+struct ChunkLines {
+    var sequence: Int
+    var fileIndex: Int
+    var lineCount: Int
+}
+
+/// Everything one worker learned from the chunks it parsed.
+///
+/// Partials merge with ``merge(_:)``: counters add, reject samples merge by
+/// input position, and event stores keep the earliest copy of each event, so
+/// the merge is associative and commutative and the final result does not
+/// depend on which worker saw which chunk. Metrics are computed once, from
+/// the merged store (``AnalysisResult``): de-duplication is global, and a
+/// dropped conflicting copy must not have counted anywhere.
+struct PartialAggregate {
+    let maxLineBytes: Int
+    let maxRejectRows: Int
+
+    private(set) var lines = 0
+    private(set) var rejectCounts = [Int](repeating: 0, count: RejectReason.allCases.count)
+    /// The first `maxRejectRows` rejects of this partial, in input order.
+    private(set) var rejectSample: [RejectEntry] = []
+    private(set) var chunkLines: [ChunkLines] = []
+    private(set) var store = EventStore()
+    /// device, profile and customer user ids.
+    private(set) var identities = Interner(capacity: 1 << 12)
+    /// onboarding ids, element ids, option ids, values and labels.
+    private(set) var quizStrings = Interner(capacity: 256)
+    /// `event_id` bytes of events whose ordering ties matter.
+    private(set) var eventIDs: [UInt8] = []
+    private(set) var answers: [AnswerRecord] = []
+    private(set) var answerOptions: [AnswerOption] = []
+
+    private var parser = EventParser()
+
+    init(maxLineBytes: Int, maxRejectRows: Int) {
+        self.maxLineBytes = maxLineBytes
+        self.maxRejectRows = maxRejectRows
+    }
+
+    // MARK: Consuming chunks
+
+    /// Parses and records every line of `chunk`.
+    mutating func consume(_ chunk: Chunk) {
+        let sequence = UInt64(chunk.sequence) << 32
+        switch chunk.kind {
+        case .oversizedLine(let isBlank):
+            if !isBlank {
+                lines += 1
+                reject(.lineTooLong, at: sequence)
+            }
+            chunkLines.append(ChunkLines(sequence: chunk.sequence, fileIndex: chunk.fileIndex, lineCount: 1))
+        case .lines:
+            let base = UnsafeRawPointer(chunk.storage.baseAddress!)
+            let end = chunk.count
+            var i = chunk.start
+            var lineIndex: UInt64 = 0
+            while i < end {
+                let lineEnd: Int
+                var contentEnd: Int
+                if let newline = memchr(base + i, 0x0A, end - i) {
+                    lineEnd = UnsafeRawPointer(newline) - base
+                    contentEnd = lineEnd
+                    if contentEnd > i && base.load(fromByteOffset: contentEnd - 1, as: UInt8.self) == 0x0D {
+                        contentEnd -= 1
+                    }
+                } else {
+                    lineEnd = end
+                    contentEnd = end
+                }
+                consumeLine(UnsafeRawBufferPointer(start: base + i, count: contentEnd - i), at: sequence | lineIndex)
+                lineIndex += 1
+                i = lineEnd + 1
+            }
+            chunkLines.append(ChunkLines(sequence: chunk.sequence, fileIndex: chunk.fileIndex, lineCount: Int(lineIndex)))
+        }
+    }
+
+    private mutating func consumeLine(_ line: UnsafeRawBufferPointer, at position: UInt64) {
+        guard !ChunkReader.isBlank(line) else { return }
+        lines += 1
+        guard line.count <= maxLineBytes else {
+            reject(.lineTooLong, at: position)
+            return
+        }
+        switch parser.parse(line) {
+        case .rejected(let reason):
+            reject(reason, at: position)
+        case .accepted:
+            record(at: position)
+        }
+    }
+
+    private mutating func reject(_ reason: RejectReason, at position: UInt64) {
+        rejectCounts[Int(reason.rawValue)] += 1
+        if rejectSample.count < maxRejectRows {
+            rejectSample.append(RejectEntry(position: position, reason: reason))
+        }
+    }
+
+    /// Adds the parser's current event to the store.
+    private mutating func record(at position: UInt64) {
+        let parser = self.parser
+        let event = parser.event
+        func identity(_ ref: StringRef?) -> UInt32 {
+            guard let ref else { return 0 }
+            return parser.withBytes(of: ref) { identities.intern($0) } + 1
+        }
+        var answer: Int32 = -1
+        if event.answerKind != .none, let onboarding = event.onboardingID, let element = event.elementID {
+            answer = Int32(answers.count)
+            let start = answerOptions.count
+            for option in parser.options {
+                let id = parser.withBytes(of: option.id) { quizStrings.intern($0) }
+                // An id repeated inside one answer counts once; the first wins.
+                if answerOptions[start...].contains(where: { $0.id == id }) { continue }
+                answerOptions.append(AnswerOption(
+                    id: id,
+                    value: parser.withBytes(of: option.value) { quizStrings.intern($0) },
+                    label: parser.withBytes(of: option.label) { quizStrings.intern($0) }))
+            }
+            answers.append(AnswerRecord(
+                onboarding: parser.withBytes(of: onboarding) { quizStrings.intern($0) },
+                element: parser.withBytes(of: element) { quizStrings.intern($0) },
+                kind: event.answerKind,
+                optionsStart: start,
+                optionsCount: answerOptions.count - start))
+        }
+        var idOffset = 0
+        var idCount: Int32 = 0
+        if event.type.isIdentityEvent || answer >= 0 {
+            idOffset = eventIDs.count
+            parser.withBytes(of: event.eventID) { eventIDs.append(contentsOf: $0) }
+            idCount = Int32(eventIDs.count - idOffset)
+        }
+        store.insert(EventRecord(
+            key: parser.withBytes(of: event.eventID) { EventKey($0) },
+            position: position,
+            instant: event.instant,
+            fingerprint: event.actionFingerprint,
+            idOffset: idOffset,
+            idCount: idCount,
+            answer: answer,
+            device: identity(event.deviceID),
+            profile: identity(event.profileID),
+            customerUser: identity(event.customerUserID),
+            type: event.type))
+    }
+
+    // MARK: Merging
+
+    /// Folds `other` into this partial (associative and commutative).
+    mutating func merge(_ other: PartialAggregate) {
+        lines += other.lines
+        for i in rejectCounts.indices { rejectCounts[i] += other.rejectCounts[i] }
+        rejectSample = Self.mergeSamples(rejectSample, other.rejectSample, limit: maxRejectRows)
+        chunkLines += other.chunkLines
+
+        let identityMap = identities.absorb(other.identities)
+        let quizMap = quizStrings.absorb(other.quizStrings)
+        let idBase = eventIDs.count
+        eventIDs += other.eventIDs
+        let answerBase = Int32(answers.count)
+        for answer in other.answers {
+            let start = answerOptions.count
+            for option in other.answerOptions[answer.optionsStart..<(answer.optionsStart + answer.optionsCount)] {
+                answerOptions.append(AnswerOption(
+                    id: quizMap[Int(option.id)], value: quizMap[Int(option.value)], label: quizMap[Int(option.label)]))
+            }
+            answers.append(AnswerRecord(
+                onboarding: quizMap[Int(answer.onboarding)], element: quizMap[Int(answer.element)],
+                kind: answer.kind, optionsStart: start, optionsCount: answer.optionsCount))
+        }
+        func remapped(_ record: EventRecord) -> EventRecord {
+            var r = record
+            if r.device != 0 { r.device = identityMap[Int(r.device - 1)] + 1 }
+            if r.profile != 0 { r.profile = identityMap[Int(r.profile - 1)] + 1 }
+            if r.customerUser != 0 { r.customerUser = identityMap[Int(r.customerUser - 1)] + 1 }
+            r.idOffset += idBase
+            if r.answer >= 0 { r.answer += answerBase }
+            return r
+        }
+        store.reserveCapacity(store.records.count + other.store.records.count)
+        for record in other.store.records { store.insert(remapped(record)) }
+        for record in other.store.dropped { store.appendDropped(remapped(record)) }
+    }
+
+    private static func mergeSamples(_ a: [RejectEntry], _ b: [RejectEntry], limit: Int) -> [RejectEntry] {
+        var merged: [RejectEntry] = []
+        merged.reserveCapacity(min(limit, a.count + b.count))
+        var i = 0, j = 0
+        while merged.count < limit && (i < a.count || j < b.count) {
+            if j == b.count || (i < a.count && a[i].position < b[j].position) {
+                merged.append(a[i]); i += 1
+            } else {
+                merged.append(b[j]); j += 1
+            }
+        }
+        return merged
+    }
+
+    /// Compares two events by the SPEC's ordering key: instant, then `event_id` bytes.
+    func orderedBefore(_ a: EventRecord, _ b: EventRecord) -> Bool {
+        if a.instant != b.instant { return a.instant < b.instant }
+        return eventIDs.withUnsafeBytes { raw in
+            let x = UnsafeRawBufferPointer(rebasing: raw[a.idOffset..<(a.idOffset + Int(a.idCount))])
+            let y = UnsafeRawBufferPointer(rebasing: raw[b.idOffset..<(b.idOffset + Int(b.idCount))])
+            return x.lexicographicallyPrecedes(y)
+        }
+    }
+}

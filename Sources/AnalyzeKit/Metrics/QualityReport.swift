@@ -1,0 +1,97 @@
+/// The counts of `quality.csv` (SPEC §4.4).
+///
+/// `events_<type>` and `unknown_event_type` count kept events (after
+/// de-duplication), so `events` = Σ `events_<type>` + `unknown_event_type`.
+public struct QualityReport: Equatable, Sendable {
+    public var files = 0
+    public var bytesRead = 0
+    public var bytesDecoded = 0
+    public var lines = 0
+    public var events = 0
+    public var duplicates = 0
+    public var conflictingDuplicates = 0
+    /// Per ``RejectReason``, in its order.
+    public var rejectedByReason = [Int](repeating: 0, count: RejectReason.allCases.count)
+    public var unknownEventTypes = 0
+    /// Per known event type, in the SPEC table's order.
+    public var eventsByType = [Int](repeating: 0, count: EventType.known.count)
+    var firstEvent: Instant?
+    var lastEvent: Instant?
+
+    public var rejected: Int { rejectedByReason.reduce(0, +) }
+
+    init(partial: PartialAggregate, files: Int, bytesRead: Int, bytesDecoded: Int) {
+        self.files = files
+        self.bytesRead = bytesRead
+        self.bytesDecoded = bytesDecoded
+        lines = partial.lines
+        rejectedByReason = partial.rejectCounts
+        let store = partial.store
+        events = store.records.count
+        duplicates = store.dropped.count
+        conflictingDuplicates = store.dropped.reduce(0) { count, copy in
+            count + (store.kept(copy.key)!.hasSameContent(as: copy) ? 0 : 1)
+        }
+        for record in store.records {
+            if record.type == .unknown {
+                unknownEventTypes += 1
+            } else {
+                eventsByType[Int(record.type.rawValue)] += 1
+            }
+            if firstEvent.map({ record.instant < $0 }) ?? true { firstEvent = record.instant }
+            if lastEvent.map({ record.instant > $0 }) ?? true { lastEvent = record.instant }
+        }
+    }
+
+    /// The `metric,value` rows in the SPEC's order.
+    var rows: [(String, String)] {
+        var rows: [(String, String)] = [
+            ("files", "\(files)"), ("bytes_read", "\(bytesRead)"), ("bytes_decoded", "\(bytesDecoded)"),
+            ("lines", "\(lines)"), ("events", "\(events)"), ("duplicates", "\(duplicates)"),
+            ("conflicting_duplicates", "\(conflictingDuplicates)"), ("rejected", "\(rejected)"),
+        ]
+        for reason in RejectReason.allCases {
+            rows.append(("rejected_\(reason.name)", "\(rejectedByReason[Int(reason.rawValue)])"))
+        }
+        rows.append(("unknown_event_type", "\(unknownEventTypes)"))
+        for type in EventType.known {
+            rows.append(("events_\(type.name)", "\(eventsByType[Int(type.rawValue)])"))
+        }
+        rows.append(("first_event", firstEvent.map(TimestampParser.formatUTCMilliseconds) ?? ""))
+        rows.append(("last_event", lastEvent.map(TimestampParser.formatUTCMilliseconds) ?? ""))
+        return rows
+    }
+}
+
+/// One row of `rejects.csv`.
+public struct RejectRow: Equatable, Sendable {
+    public var file: String
+    public var line: Int
+    public var reason: RejectReason
+}
+
+extension RejectRow {
+    /// Turns the sampled reject positions into file names and 1-based physical
+    /// line numbers, from how many lines each chunk held.
+    static func rows(from partial: PartialAggregate, files: [InputFile]) -> [RejectRow] {
+        let chunks = partial.chunkLines.sorted { $0.sequence < $1.sequence }
+        var firstLine: [Int: (fileIndex: Int, line: Int)] = [:]
+        var currentFile = -1
+        var nextLine = 1
+        for chunk in chunks {
+            if chunk.fileIndex != currentFile {
+                currentFile = chunk.fileIndex
+                nextLine = 1
+            }
+            firstLine[chunk.sequence] = (chunk.fileIndex, nextLine)
+            nextLine += chunk.lineCount
+        }
+        return partial.rejectSample.map { entry in
+            let start = firstLine[Int(entry.position >> 32)]!
+            return RejectRow(
+                file: files[start.fileIndex].displayName,
+                line: start.line + Int(entry.position & 0xFFFF_FFFF),
+                reason: entry.reason)
+        }
+    }
+}

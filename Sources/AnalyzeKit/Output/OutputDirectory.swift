@@ -1,0 +1,94 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The `--out` directory, written atomically (SPEC §6).
+///
+/// Every file is first written in full under a temporary name in the same
+/// directory and flushed; only when all were written are they renamed into
+/// place. A failure before the renames removes the temporary files and leaves
+/// whatever an earlier run wrote exactly as it was.
+struct OutputDirectory {
+    let path: String
+
+    /// Checks before any work that the directory can be created and written,
+    /// so a long run does not fail only at its end.
+    func checkWritable() throws(AnalyzeError) {
+        var info = stat()
+        if stat(path, &info) == 0 {
+            guard (info.st_mode & S_IFMT) == S_IFDIR else {
+                throw .input("cannot write to '\(path)': not a directory")
+            }
+            guard access(path, W_OK | X_OK) == 0 else {
+                throw .input("cannot write to '\(path)': \(String(cString: strerror(errno)))")
+            }
+            return
+        }
+        // Not there yet: the nearest existing ancestor must let us create it.
+        var ancestor = path
+        while true {
+            ancestor = Self.parent(of: ancestor)
+            if stat(ancestor, &info) == 0 { break }
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR, access(ancestor, W_OK | X_OK) == 0 else {
+            throw .input("cannot create '\(path)': '\(ancestor)' is not a writable directory")
+        }
+    }
+
+    /// Writes `files` atomically into the directory, creating it if needed.
+    func write(_ files: [(name: String, contents: [UInt8])]) throws(AnalyzeError) {
+        try createDirectories(path)
+        var written: [(temporary: String, final: String)] = []
+        do throws(AnalyzeError) {
+            for file in files {
+                let final = path + "/" + file.name
+                let temporary = path + "/." + file.name + ".tmp-\(getpid())"
+                written.append((temporary, final))
+                try Self.writeFile(temporary, file.contents)
+            }
+        } catch {
+            for file in written { unlink(file.temporary) }
+            throw error
+        }
+        for file in written where rename(file.temporary, file.final) != 0 {
+            let reason = String(cString: strerror(errno))
+            for file in written { unlink(file.temporary) }
+            throw .input("cannot write '\(file.final)': \(reason)")
+        }
+    }
+
+    private static func writeFile(_ path: String, _ contents: [UInt8]) throws(AnalyzeError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .input("cannot write '\(path)': \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var offset = 0
+        while offset < contents.count {
+            let n = contents.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .input("cannot write '\(path)': \(String(cString: strerror(errno)))")
+            }
+            offset += n
+        }
+        guard fsync(fd) == 0 else { throw .input("cannot write '\(path)': \(String(cString: strerror(errno)))") }
+    }
+
+    private func createDirectories(_ directory: String) throws(AnalyzeError) {
+        var info = stat()
+        if stat(directory, &info) == 0 { return }
+        let parent = Self.parent(of: directory)
+        if parent != directory { try createDirectories(parent) }
+        if mkdir(directory, 0o755) != 0 && errno != EEXIST {
+            throw .input("cannot create '\(directory)': \(String(cString: strerror(errno)))")
+        }
+    }
+
+    private static func parent(of path: String) -> String {
+        var trimmed = path
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
+    }
+}

@@ -1,0 +1,235 @@
+/// Turns one NDJSON line into a ``ParsedEvent`` or the ``RejectReason`` that
+/// rejects it, applying SPEC §2's checks in their precedence order.
+///
+/// One parser per worker: its buffers are reused line after line, so parsing
+/// allocates nothing in the steady state. The whole line is validated as JSON
+/// in one pass that also records the top-level envelope keys; the `action`
+/// object of onboarding events is walked a second time for its shape.
+struct EventParser {
+    enum Outcome {
+        case accepted
+        case rejected(RejectReason)
+    }
+
+    /// The most recently accepted event.
+    private(set) var event = ParsedEvent()
+    /// Options of the most recent select / multiSelect answer, in line order.
+    private(set) var options: [OptionRefs] = []
+    private var arena: [UInt8] = []
+    private var scratch: [UInt8] = []
+    /// Decoded keys while walking nested objects (kept apart from `scratch`).
+    var scratchForKeys: [UInt8] = []
+    /// Keys found inside `action`, for the repeated-key check.
+    var keyOccurrences: [KeyOccurrence] = []
+    private var line = UnsafeRawBufferPointer(start: nil, count: 0)
+
+    init() {
+        arena.reserveCapacity(4096)
+        scratch.reserveCapacity(256)
+        options.reserveCapacity(16)
+    }
+
+    /// The envelope keys plus `action`, as found at the top level.
+    private struct Envelope {
+        var eventID: JSONValue?
+        var eventType: JSONValue?
+        var timestamp: JSONValue?
+        var deviceID: JSONValue?
+        var profileID: JSONValue?
+        var customerUserID: JSONValue?
+        var action: JSONValue?
+        var actionRepeated = false
+    }
+
+    /// Parses `bytes` (one non-blank line, without its line end).
+    mutating func parse(_ bytes: UnsafeRawBufferPointer) -> Outcome {
+        line = bytes
+        arena.removeAll(keepingCapacity: true)
+        options.removeAll(keepingCapacity: true)
+        var scanner = JSONScanner(bytes)
+
+        // 1. JSON validity and the envelope.
+        let first = scanner.skipWhitespace(0)
+        guard first < scanner.end, scanner.byte(first) == UInt8(ascii: "{") else {
+            guard let value = scanner.scanValue(at: first), scanner.skipWhitespace(value.end) == scanner.end else {
+                return .rejected(.invalidJSON)
+            }
+            return .rejected(.notAnObject)
+        }
+        var envelope = Envelope()
+        guard scanTopLevel(&scanner, from: first, into: &envelope) else { return .rejected(.invalidJSON) }
+
+        var type = EventType.unknown
+        if let value = envelope.eventType, value.kind == .string {
+            type = withBytes(of: string(value, in: scanner)) { EventType(matching: $0) }
+        }
+
+        // Repeated keys the SPEC reads inside `action` are invalid JSON too.
+        var action = ActionFields()
+        if type.isOnboarding {
+            if envelope.actionRepeated { return .rejected(.invalidJSON) }
+            if let value = envelope.action, value.kind == .object {
+                guard readAction(value, of: type, in: scanner, into: &action) else { return .rejected(.invalidJSON) }
+            }
+        }
+
+        // 4. Missing fields.
+        func isMissing(_ value: JSONValue?, nonEmpty: Bool) -> Bool {
+            guard let value, !value.isNull else { return true }
+            return nonEmpty && value.kind == .string && value.end - value.start == 2
+        }
+        if isMissing(envelope.eventID, nonEmpty: true) || isMissing(envelope.eventType, nonEmpty: false)
+            || isMissing(envelope.timestamp, nonEmpty: false) {
+            return .rejected(.missingField)
+        }
+        let isKnown = type != .unknown
+        if isKnown && (isMissing(envelope.deviceID, nonEmpty: true) || isMissing(envelope.profileID, nonEmpty: true)) {
+            return .rejected(.missingField)
+        }
+        if type == .identify && isMissing(envelope.customerUserID, nonEmpty: true) {
+            return .rejected(.missingField)
+        }
+
+        // 5. Wrong types.
+        let eventIDValue = envelope.eventID!, timestampValue = envelope.timestamp!
+        if eventIDValue.kind != .string || envelope.eventType!.kind != .string
+            || (timestampValue.kind != .string && timestampValue.kind != .number) {
+            return .rejected(.wrongType)
+        }
+        if isKnown {
+            if envelope.deviceID!.kind != .string || envelope.profileID!.kind != .string {
+                return .rejected(.wrongType)
+            }
+            if let cuid = envelope.customerUserID, !cuid.isNull, cuid.kind != .string {
+                return .rejected(.wrongType)
+            }
+        }
+
+        // 6. Timestamp.
+        let instant: Instant?
+        if timestampValue.kind == .number {
+            instant = timestampValue.isPlainInteger ? TimestampParser.parseEpochMilliseconds(scanner.token(timestampValue)) : nil
+        } else {
+            instant = withBytes(of: string(timestampValue, in: scanner)) { TimestampParser.parseRFC3339($0) }
+        }
+        guard let instant else { return .rejected(.badTimestamp) }
+
+        // 7. Action shape.
+        if type.isOnboarding && !action.isWellFormed { return .rejected(.badAction) }
+
+        // Accepted.
+        var parsed = ParsedEvent()
+        parsed.type = type
+        parsed.instant = instant
+        parsed.eventID = string(eventIDValue, in: scanner)
+        parsed.deviceID = nonEmptyString(envelope.deviceID, in: scanner)
+        parsed.profileID = nonEmptyString(envelope.profileID, in: scanner)
+        parsed.customerUserID = nonEmptyString(envelope.customerUserID, in: scanner)
+        if type.isOnboarding {
+            parsed.onboardingID = action.onboardingID
+            parsed.elementID = action.elementID
+            parsed.analyticsName = action.name
+            parsed.paramsType = action.paramsType
+            parsed.answerKind = action.answerKind
+        }
+        event = parsed
+        if type.isOnboarding { event.actionFingerprint = actionFingerprint() }
+        return .accepted
+    }
+
+    /// Validates the top-level object starting at `start` and records the
+    /// envelope keys. False when the line is not valid JSON or an envelope key repeats.
+    private func scanTopLevel(_ scanner: inout JSONScanner, from start: Int, into envelope: inout Envelope) -> Bool {
+        var i = scanner.skipWhitespace(start + 1)
+        guard i < scanner.end else { return false }
+        if scanner.byte(i) != UInt8(ascii: "}") {
+            var keyScratch: [UInt8] = []
+            while true {
+                guard i < scanner.end, scanner.byte(i) == UInt8(ascii: "\""),
+                      let (afterKey, keyEscapes) = scanner.scanString(at: i) else { return false }
+                let keyValue = JSONValue(start: i, end: afterKey, kind: .string, flag: keyEscapes)
+                i = scanner.skipWhitespace(afterKey)
+                guard i < scanner.end, scanner.byte(i) == UInt8(ascii: ":") else { return false }
+                i = scanner.skipWhitespace(i + 1)
+                guard let value = scanner.scanValue(at: i) else { return false }
+                let slot: EnvelopeKey?
+                if keyEscapes {
+                    scanner.decodeString(keyValue, into: &keyScratch)
+                    slot = keyScratch.withUnsafeBytes { EnvelopeKey(matching: $0) }
+                } else {
+                    slot = EnvelopeKey(matching: scanner.rawContent(keyValue))
+                }
+                if let slot {
+                    switch slot {
+                    case .eventID: guard envelope.eventID == nil else { return false }; envelope.eventID = value
+                    case .eventType: guard envelope.eventType == nil else { return false }; envelope.eventType = value
+                    case .timestamp: guard envelope.timestamp == nil else { return false }; envelope.timestamp = value
+                    case .deviceID: guard envelope.deviceID == nil else { return false }; envelope.deviceID = value
+                    case .profileID: guard envelope.profileID == nil else { return false }; envelope.profileID = value
+                    case .customerUserID:
+                        guard envelope.customerUserID == nil else { return false }; envelope.customerUserID = value
+                    case .action:
+                        if envelope.action == nil { envelope.action = value } else { envelope.actionRepeated = true }
+                    }
+                }
+                i = scanner.skipWhitespace(value.end)
+                guard i < scanner.end else { return false }
+                if scanner.byte(i) == UInt8(ascii: ",") {
+                    i = scanner.skipWhitespace(i + 1)
+                    continue
+                }
+                guard scanner.byte(i) == UInt8(ascii: "}") else { return false }
+                break
+            }
+        }
+        return scanner.skipWhitespace(i + 1) == scanner.end
+    }
+
+    // MARK: Strings
+
+    /// A string value's content, decoding escapes into the arena when present.
+    mutating func string(_ value: JSONValue, in scanner: JSONScanner) -> StringRef {
+        guard value.hasEscapes else {
+            return StringRef(start: value.start + 1, count: value.end - value.start - 2, isDecoded: false)
+        }
+        scanner.decodeString(value, into: &scratch)
+        let start = arena.count
+        arena.append(contentsOf: scratch)
+        return StringRef(start: start, count: scratch.count, isDecoded: true)
+    }
+
+    /// The content of a value that is a non-empty string, else nil.
+    mutating func nonEmptyString(_ value: JSONValue?, in scanner: JSONScanner) -> StringRef? {
+        guard let value, value.kind == .string, value.end - value.start > 2 else { return nil }
+        return string(value, in: scanner)
+    }
+
+    /// Calls `body` with the bytes of `ref`, valid only during the call.
+    func withBytes<R>(of ref: StringRef, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        if ref.isDecoded {
+            return arena.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[ref.start..<(ref.start + ref.count)])) }
+        }
+        return body(UnsafeRawBufferPointer(rebasing: line[ref.start..<(ref.start + ref.count)]))
+    }
+
+    /// Appends an option of the current answer.
+    mutating func appendOption(_ option: OptionRefs) { options.append(option) }
+}
+
+/// The top-level keys the SPEC reads.
+enum EnvelopeKey {
+    case eventID, eventType, timestamp, deviceID, profileID, customerUserID, action
+
+    init?(matching key: UnsafeRawBufferPointer) {
+        switch key.count {
+        case 6 where key.elementsEqual("action".utf8): self = .action
+        case 8 where key.elementsEqual("event_id".utf8): self = .eventID
+        case 9 where key.elementsEqual("timestamp".utf8): self = .timestamp
+        case 9 where key.elementsEqual("device_id".utf8): self = .deviceID
+        case 10 where key.elementsEqual("event_type".utf8): self = .eventType
+        case 10 where key.elementsEqual("profile_id".utf8): self = .profileID
+        case 16 where key.elementsEqual("customer_user_id".utf8): self = .customerUserID
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,64 @@
+/// The `event_type`s the SPEC knows (§2), in the order of its table, plus
+/// everything else as `.unknown`.
+enum EventType: UInt8, CaseIterable, Sendable {
+    case sdkActivate
+    case identify
+    case logout
+    case onboardingStateUpdated
+    case onboardingAnalytics
+    case unknown
+
+    /// The known types, in the SPEC table's order (quality report order).
+    static let known: [EventType] = [.sdkActivate, .identify, .logout, .onboardingStateUpdated, .onboardingAnalytics]
+
+    var name: String {
+        switch self {
+        case .sdkActivate: "sdk_activate"
+        case .identify: "identify"
+        case .logout: "logout"
+        case .onboardingStateUpdated: "onboarding_state_updated"
+        case .onboardingAnalytics: "onboarding_analytics"
+        case .unknown: "unknown"
+        }
+    }
+
+    /// Matches the decoded `event_type` bytes, case-sensitively.
+    init(matching bytes: UnsafeRawBufferPointer) {
+        for type in Self.known where bytes.elementsEqual(type.name.utf8) {
+            self = type
+            return
+        }
+        self = .unknown
+    }
+
+    /// Types that carry the device's profile changes (SPEC §4.2).
+    var isIdentityEvent: Bool { self == .sdkActivate || self == .identify || self == .logout }
+
+    var isOnboarding: Bool { self == .onboardingStateUpdated || self == .onboardingAnalytics }
+}
+
+/// Why a line was rejected (SPEC §2), in precedence order: when several apply,
+/// the first one in this order is the line's reason.
+public enum RejectReason: UInt8, CaseIterable, Sendable, Comparable {
+    case lineTooLong
+    case invalidJSON
+    case notAnObject
+    case missingField
+    case wrongType
+    case badTimestamp
+    case badAction
+
+    public var name: String {
+        switch self {
+        case .lineTooLong: "line_too_long"
+        case .invalidJSON: "invalid_json"
+        case .notAnObject: "not_an_object"
+        case .missingField: "missing_field"
+        case .wrongType: "wrong_type"
+        case .badTimestamp: "bad_timestamp"
+        case .badAction: "bad_action"
+        }
+    }
+
+    public static func < (a: RejectReason, b: RejectReason) -> Bool { a.rawValue < b.rawValue }
+}

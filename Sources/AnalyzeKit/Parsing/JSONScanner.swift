@@ -1,0 +1,487 @@
+/// A byte-level RFC 8259 scanner over one NDJSON line.
+///
+/// It validates everything it passes over — structure, numbers, string
+/// escapes (surrogate pairs included), UTF-8 — and hands back ``JSONValue``
+/// spans so callers decode only the strings they need. Nesting uses an
+/// explicit stack, never recursion, so depth is bounded by the line length
+/// only. Scanning touches each byte once.
+///
+/// The scanner reports only *that* something is invalid; a line is rejected
+/// as a whole with `invalid_json`, so no error position is computed.
+struct JSONScanner {
+    let base: UnsafePointer<UInt8>
+    let end: Int
+    /// Open containers while skipping a nested value: `true` for objects.
+    private var containers = ContainerStack()
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+        // A zero-length line never reaches the scanner (it is blank), but keep
+        // a valid pointer for empty buffers anyway.
+        base = bytes.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) }
+            ?? UnsafePointer(bitPattern: 1)!
+        end = bytes.count
+    }
+
+    @inline(__always)
+    func byte(_ i: Int) -> UInt8 { base[i] }
+
+    /// Skips JSON whitespace (space, tab, `\n`, `\r`).
+    @inline(__always)
+    func skipWhitespace(_ i: Int) -> Int {
+        var i = i
+        while i < end {
+            let c = base[i]
+            guard c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 else { break }
+            i += 1
+        }
+        return i
+    }
+
+    /// Scans one value starting exactly at `i`; nil when invalid.
+    mutating func scanValue(at i: Int) -> JSONValue? {
+        guard i < end else { return nil }
+        switch base[i] {
+        case UInt8(ascii: "\""):
+            guard let (next, escapes) = scanString(at: i) else { return nil }
+            return JSONValue(start: i, end: next, kind: .string, flag: escapes)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            guard let (next, fractional) = scanNumber(at: i) else { return nil }
+            return JSONValue(start: i, end: next, kind: .number, flag: fractional)
+        case UInt8(ascii: "t"):
+            guard matchLiteral("true", at: i) else { return nil }
+            return JSONValue(start: i, end: i + 4, kind: .boolean, flag: false)
+        case UInt8(ascii: "f"):
+            guard matchLiteral("false", at: i) else { return nil }
+            return JSONValue(start: i, end: i + 5, kind: .boolean, flag: false)
+        case UInt8(ascii: "n"):
+            guard matchLiteral("null", at: i) else { return nil }
+            return JSONValue(start: i, end: i + 4, kind: .null, flag: false)
+        case UInt8(ascii: "{"):
+            guard let next = skipContainer(at: i) else { return nil }
+            return JSONValue(start: i, end: next, kind: .object, flag: false)
+        case UInt8(ascii: "["):
+            guard let next = skipContainer(at: i) else { return nil }
+            return JSONValue(start: i, end: next, kind: .array, flag: false)
+        default:
+            return nil
+        }
+    }
+
+    private func matchLiteral(_ literal: StaticString, at i: Int) -> Bool {
+        let n = literal.utf8CodeUnitCount
+        guard end - i >= n else { return false }
+        let p = literal.utf8Start
+        for k in 0..<n where base[i + k] != p[k] { return false }
+        return true
+    }
+
+    /// Validates an object or array starting at `i` (iteratively); returns the
+    /// index after its closing bracket.
+    private mutating func skipContainer(at start: Int) -> Int? {
+        containers.removeAll()
+        var i = start
+        // Loop invariant: `i` is where a value is expected.
+        valueLoop: while true {
+            guard i < end else { return nil }
+            let c = base[i]
+            if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
+                let isObject = c == UInt8(ascii: "{")
+                i = skipWhitespace(i + 1)
+                guard i < end else { return nil }
+                if base[i] == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                    i += 1   // empty container: a complete value
+                } else {
+                    containers.push(isObject)
+                    if isObject {
+                        guard let afterKey = scanMemberKey(at: i) else { return nil }
+                        i = afterKey
+                    }
+                    continue valueLoop
+                }
+            } else {
+                guard let value = scanValue(at: i) else { return nil }
+                i = value.end
+            }
+            // After a complete value: close containers or move to the next element.
+            while let isObject = containers.last {
+                i = skipWhitespace(i)
+                guard i < end else { return nil }
+                let c = base[i]
+                if c == UInt8(ascii: ",") {
+                    i = skipWhitespace(i + 1)
+                    if isObject {
+                        guard let afterKey = scanMemberKey(at: i) else { return nil }
+                        i = afterKey
+                    }
+                    continue valueLoop
+                }
+                guard c == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else { return nil }
+                containers.pop()
+                i += 1
+            }
+            return i
+        }
+    }
+
+    /// Scans `"key"` `:` and following whitespace; returns where the value starts.
+    private func scanMemberKey(at i: Int) -> Int? {
+        guard i < end, base[i] == UInt8(ascii: "\""), let (afterKey, _) = scanString(at: i) else { return nil }
+        let colon = skipWhitespace(afterKey)
+        guard colon < end, base[colon] == UInt8(ascii: ":") else { return nil }
+        return skipWhitespace(colon + 1)
+    }
+
+    /// Validates a string starting at the quote at `i`. Returns the index after
+    /// the closing quote and whether it held escapes.
+    func scanString(at start: Int) -> (Int, Bool)? {
+        var i = start + 1
+        var escapes = false
+        while i < end {
+            let c = base[i]
+            if c == UInt8(ascii: "\"") { return (i + 1, escapes) }
+            if c == UInt8(ascii: "\\") {
+                escapes = true
+                guard let next = scanEscape(at: i) else { return nil }
+                i = next
+            } else if c < 0x20 {
+                return nil
+            } else if c < 0x80 {
+                i += 1
+            } else {
+                guard let next = scanUTF8Scalar(at: i) else { return nil }
+                i = next
+            }
+        }
+        return nil
+    }
+
+    /// Validates the escape at the backslash at `i`; a high surrogate `\uD8xx`
+    /// must be followed by a low one `\uDCxx`, and a low one never stands alone.
+    private func scanEscape(at i: Int) -> Int? {
+        guard i + 1 < end else { return nil }
+        switch base[i + 1] {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
+             UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            return i + 2
+        case UInt8(ascii: "u"):
+            guard let unit = hex4(at: i + 2) else { return nil }
+            if unit >= 0xDC00 && unit <= 0xDFFF { return nil }
+            if unit >= 0xD800 && unit <= 0xDBFF {
+                guard i + 7 < end, base[i + 6] == UInt8(ascii: "\\"), base[i + 7] == UInt8(ascii: "u"),
+                      let low = hex4(at: i + 8), low >= 0xDC00 && low <= 0xDFFF
+                else { return nil }
+                return i + 12
+            }
+            return i + 6
+        default:
+            return nil
+        }
+    }
+
+    /// Four hex digits at `i`, or nil.
+    func hex4(at i: Int) -> UInt32? {
+        guard i + 4 <= end else { return nil }
+        var value: UInt32 = 0
+        for k in 0..<4 {
+            let c = base[i + k]
+            let digit: UInt8
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = c - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt32(digit)
+        }
+        return value
+    }
+
+    /// One well-formed UTF-8 scalar (RFC 3629: no overlongs, no surrogates,
+    /// nothing above U+10FFFF) starting with the non-ASCII byte at `i`.
+    private func scanUTF8Scalar(at i: Int) -> Int? {
+        let lead = base[i]
+        @inline(__always) func continuation(_ k: Int, _ low: UInt8 = 0x80, _ high: UInt8 = 0xBF) -> Bool {
+            i + k < end && base[i + k] >= low && base[i + k] <= high
+        }
+        switch lead {
+        case 0xC2...0xDF:
+            return continuation(1) ? i + 2 : nil
+        case 0xE0:
+            return continuation(1, 0xA0) && continuation(2) ? i + 3 : nil
+        case 0xE1...0xEC, 0xEE...0xEF:
+            return continuation(1) && continuation(2) ? i + 3 : nil
+        case 0xED:
+            return continuation(1, 0x80, 0x9F) && continuation(2) ? i + 3 : nil
+        case 0xF0:
+            return continuation(1, 0x90) && continuation(2) && continuation(3) ? i + 4 : nil
+        case 0xF1...0xF3:
+            return continuation(1) && continuation(2) && continuation(3) ? i + 4 : nil
+        case 0xF4:
+            return continuation(1, 0x80, 0x8F) && continuation(2) && continuation(3) ? i + 4 : nil
+        default:
+            return nil
+        }
+    }
+
+    /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`. Returns the end and
+    /// whether a fraction or exponent was present.
+    private func scanNumber(at start: Int) -> (Int, Bool)? {
+        var i = start
+        if base[i] == UInt8(ascii: "-") { i += 1 }
+        guard i < end else { return nil }
+        if base[i] == UInt8(ascii: "0") {
+            i += 1
+        } else if base[i] >= UInt8(ascii: "1") && base[i] <= UInt8(ascii: "9") {
+            i = skipDigits(i + 1)
+        } else {
+            return nil
+        }
+        var fractional = false
+        if i < end && base[i] == UInt8(ascii: ".") {
+            let digits = skipDigits(i + 1)
+            guard digits > i + 1 else { return nil }
+            i = digits
+            fractional = true
+        }
+        if i < end && (base[i] == UInt8(ascii: "e") || base[i] == UInt8(ascii: "E")) {
+            i += 1
+            if i < end && (base[i] == UInt8(ascii: "+") || base[i] == UInt8(ascii: "-")) { i += 1 }
+            let digits = skipDigits(i)
+            guard digits > i else { return nil }
+            i = digits
+            fractional = true
+        }
+        return (i, fractional)
+    }
+
+    @inline(__always)
+    private func skipDigits(_ i: Int) -> Int {
+        var i = i
+        while i < end && base[i] >= UInt8(ascii: "0") && base[i] <= UInt8(ascii: "9") { i += 1 }
+        return i
+    }
+}
+
+extension JSONScanner {
+    /// Walks the members of the object starting at `objectStart` (already
+    /// validated), calling `body` with each key's decoded bytes and its value.
+    /// `body` returns false to stop early.
+    func forEachMember(
+        ofObjectAt objectStart: Int,
+        scratch: inout [UInt8],
+        _ body: (UnsafeRawBufferPointer, JSONValue) -> Bool
+    ) {
+        var copy = self
+        var i = skipWhitespace(objectStart + 1)
+        guard i < end, base[i] != UInt8(ascii: "}") else { return }
+        while true {
+            guard let (afterKey, keyEscapes) = scanString(at: i) else { return }
+            let keyStart = i
+            i = skipWhitespace(afterKey)
+            i = skipWhitespace(i + 1)  // ':'
+            guard let value = copy.scanValue(at: i) else { return }
+            let keep: Bool
+            if keyEscapes {
+                decodeString(JSONValue(start: keyStart, end: afterKey, kind: .string, flag: true), into: &scratch)
+                keep = scratch.withUnsafeBytes { body($0, value) }
+            } else {
+                keep = body(UnsafeRawBufferPointer(start: base + keyStart + 1, count: afterKey - keyStart - 2), value)
+            }
+            guard keep else { return }
+            i = skipWhitespace(value.end)
+            guard i < end, base[i] == UInt8(ascii: ",") else { return }
+            i = skipWhitespace(i + 1)
+        }
+    }
+
+    /// Walks the elements of the array starting at `arrayStart` (already validated).
+    func forEachElement(ofArrayAt arrayStart: Int, _ body: (JSONValue) -> Bool) {
+        var copy = self
+        var i = skipWhitespace(arrayStart + 1)
+        guard i < end, base[i] != UInt8(ascii: "]") else { return }
+        while let value = copy.scanValue(at: i) {
+            guard body(value) else { return }
+            i = skipWhitespace(value.end)
+            guard i < end, base[i] == UInt8(ascii: ",") else { return }
+            i = skipWhitespace(i + 1)
+        }
+    }
+
+    /// The raw content of a string value without its quotes (valid as-is when
+    /// the string has no escapes).
+    func rawContent(_ value: JSONValue) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: base + value.start + 1, count: value.end - value.start - 2)
+    }
+
+    /// The bytes of a number or other literal token.
+    func token(_ value: JSONValue) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: base + value.start, count: value.end - value.start)
+    }
+
+    /// Decodes a validated string value's content (escapes resolved, surrogate
+    /// pairs joined) as UTF-8 into `output`, replacing its contents.
+    func decodeString(_ value: JSONValue, into output: inout [UInt8]) {
+        output.removeAll(keepingCapacity: true)
+        var i = value.start + 1
+        let stop = value.end - 1
+        while i < stop {
+            let c = base[i]
+            guard c == UInt8(ascii: "\\") else {
+                output.append(c)
+                i += 1
+                continue
+            }
+            let e = base[i + 1]
+            i += 2
+            switch e {
+            case UInt8(ascii: "b"): output.append(0x08)
+            case UInt8(ascii: "f"): output.append(0x0C)
+            case UInt8(ascii: "n"): output.append(0x0A)
+            case UInt8(ascii: "r"): output.append(0x0D)
+            case UInt8(ascii: "t"): output.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = hex4(at: i)!
+                i += 4
+                if scalar >= 0xD800 && scalar <= 0xDBFF {
+                    let low = hex4(at: i + 2)!
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    i += 6
+                }
+                appendUTF8(scalar, to: &output)
+            default: output.append(e)  // \" \\ \/
+            }
+        }
+    }
+
+    private func appendUTF8(_ scalar: UInt32, to output: inout [UInt8]) {
+        switch scalar {
+        case 0..<0x80:
+            output.append(UInt8(scalar))
+        case 0x80..<0x800:
+            output.append(UInt8(0xC0 | scalar >> 6))
+            output.append(UInt8(0x80 | scalar & 0x3F))
+        case 0x800..<0x10000:
+            output.append(UInt8(0xE0 | scalar >> 12))
+            output.append(UInt8(0x80 | (scalar >> 6) & 0x3F))
+            output.append(UInt8(0x80 | scalar & 0x3F))
+        default:
+            output.append(UInt8(0xF0 | scalar >> 18))
+            output.append(UInt8(0x80 | (scalar >> 12) & 0x3F))
+            output.append(UInt8(0x80 | (scalar >> 6) & 0x3F))
+            output.append(UInt8(0x80 | scalar & 0x3F))
+        }
+    }
+}
+
+/// The kinds of the open containers, innermost last: a bit per level inline
+/// for the first 64 levels (no allocation, cheap to copy), an array beyond.
+struct ContainerStack {
+    private var bits: UInt64 = 0
+    private var depth = 0
+    private var overflow: [Bool] = []
+
+    mutating func removeAll() {
+        bits = 0
+        depth = 0
+        if !overflow.isEmpty { overflow.removeAll() }
+    }
+
+    mutating func push(_ isObject: Bool) {
+        if depth < 64 {
+            if isObject { bits |= 1 << UInt64(depth) } else { bits &= ~(1 << UInt64(depth)) }
+        } else {
+            overflow.append(isObject)
+        }
+        depth += 1
+    }
+
+    mutating func pop() {
+        depth -= 1
+        if depth >= 64 { overflow.removeLast() }
+    }
+
+    var last: Bool? {
+        guard depth > 0 else { return nil }
+        if depth > 64 { return overflow.last }
+        return bits & (1 << UInt64(depth - 1)) != 0
+    }
+}
+
+/// A key seen while looking for repeated keys: its object and hash.
+struct KeyOccurrence {
+    var object: Int
+    var hash: UInt64
+    var start: Int
+    var end: Int
+    var hasEscapes: Bool
+}
+
+extension JSONScanner {
+    /// Whether any object inside the (validated) value at `start`, itself
+    /// included, has a key twice (compared on decoded bytes).
+    ///
+    /// Walks iteratively; collects every key with its object number in
+    /// `occurrences`, then sorts by (object, hash) so repeats are neighbours:
+    /// O(k log k) for k keys even when one object holds thousands.
+    func hasRepeatedKey(inValueAt start: Int, occurrences: inout [KeyOccurrence], scratch: inout [UInt8]) -> Bool {
+        occurrences.removeAll(keepingCapacity: true)
+        var objects: [Int] = []   // open containers: object number, or -1 for arrays
+        var nextObject = 0
+        var i = start
+        var expectKey = false
+        while i < end {
+            let c = base[i]
+            switch c {
+            case UInt8(ascii: "{"):
+                objects.append(nextObject)
+                nextObject += 1
+                expectKey = true
+                i += 1
+            case UInt8(ascii: "["):
+                objects.append(-1)
+                expectKey = false
+                i += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                objects.removeLast()
+                i += 1
+                if objects.isEmpty { i = end }
+            case UInt8(ascii: ","):
+                expectKey = (objects.last ?? -1) >= 0
+                i += 1
+            case UInt8(ascii: "\""):
+                let (after, escapes) = scanString(at: i)!
+                if expectKey {
+                    let key = JSONValue(start: i, end: after, kind: .string, flag: escapes)
+                    let hash: UInt64
+                    if escapes {
+                        decodeString(key, into: &scratch)
+                        hash = scratch.withUnsafeBytes { ByteHash.hash($0) }
+                    } else {
+                        hash = ByteHash.hash(rawContent(key))
+                    }
+                    occurrences.append(KeyOccurrence(object: objects.last!, hash: hash, start: i, end: after, hasEscapes: escapes))
+                    expectKey = false
+                }
+                i = after
+            default:
+                i += 1
+            }
+        }
+        guard occurrences.count > 1 else { return false }
+        occurrences.sort { ($0.object, $0.hash) < ($1.object, $1.hash) }
+        for k in 1..<occurrences.count {
+            let a = occurrences[k - 1], b = occurrences[k]
+            guard a.object == b.object && a.hash == b.hash else { continue }
+            if decodedKey(a).elementsEqual(decodedKey(b)) { return true }
+        }
+        return false
+    }
+
+    private func decodedKey(_ key: KeyOccurrence) -> [UInt8] {
+        let value = JSONValue(start: key.start, end: key.end, kind: .string, flag: key.hasEscapes)
+        guard key.hasEscapes else { return Array(rawContent(value)) }
+        var bytes: [UInt8] = []
+        decodeString(value, into: &bytes)
+        return bytes
+    }
+}

@@ -1,0 +1,74 @@
+// Standard error output and the progress line shown on a terminal.
+import AnalyzeKit
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+enum StandardError {
+    static func write(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let n = Glibc.write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+                if n <= 0 { return }
+                offset += n
+            }
+        }
+    }
+}
+
+enum MonotonicClock {
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}
+
+func formatSeconds(_ seconds: Double) -> String {
+    let tenths = Int((seconds * 10).rounded())
+    return "\(tenths / 10).\(tenths % 10) s"
+}
+
+/// Redraws one status line on standard error every half second: bytes and
+/// lines per second and, when input sizes are known, an ETA.
+final class ProgressDisplay: @unchecked Sendable {
+    private let progress: Analyzer.Progress
+    private let started: Double
+    private let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "analyze.progress"))
+
+    init(_ progress: Analyzer.Progress, started: Double) {
+        self.progress = progress
+        self.started = started
+    }
+
+    func start() {
+        timer.schedule(deadline: .now() + 0.5, repeating: 0.5)
+        timer.setEventHandler { [self] in draw() }
+        timer.resume()
+    }
+
+    func stop() {
+        timer.cancel()
+        StandardError.write("\r\u{1B}[K")
+    }
+
+    private func draw() {
+        let elapsed = max(MonotonicClock.now() - started, 0.001)
+        let stored = progress.storedBytes.load(ordering: .relaxed)
+        let decoded = progress.decodedBytes.load(ordering: .relaxed)
+        let lines = progress.lines.load(ordering: .relaxed)
+        let total = progress.totalBytes.load(ordering: .relaxed)
+        var text = "\ranalyze: \(decoded >> 20) MiB decoded, \(Int(Double(decoded) / elapsed) >> 20) MiB/s, "
+            + "\(Int(Double(lines) / elapsed)) lines/s"
+        if total > 0 && stored > 0 {
+            let eta = elapsed * Double(total - stored) / Double(stored)
+            text += ", \(100 * stored / total)% read, ETA \(formatSeconds(eta))"
+        }
+        StandardError.write(text + "\u{1B}[K")
+    }
+}

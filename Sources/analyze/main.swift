@@ -1,0 +1,51 @@
+// The `analyze` command: parse flags, run the engine, report, exit.
+import AnalyzeKit
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+signal(SIGPIPE, SIG_IGN)
+
+func fail(_ error: AnalyzeError) -> Never {
+    StandardError.write("analyze: \(error.message)\n")
+    if case .usage = error { StandardError.write("analyze: see 'analyze --help'\n") }
+    exit(error.exitCode)
+}
+
+let request: CommandLineRequest
+do {
+    request = try CommandLineParser.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    fail(error)
+}
+
+switch request {
+case .help:
+    print(CommandLineParser.helpText)
+case .version:
+    print("analyze \(Analyzer.version) (inflater: \(Analyzer.inflaterDescription))")
+case .run(let options):
+    let started = MonotonicClock.now()
+    let progress = Analyzer.Progress()
+    let display = options.quiet || isatty(STDERR_FILENO) == 0 ? nil : ProgressDisplay(progress, started: started)
+    display?.start()
+    let result: AnalysisResult
+    do {
+        result = try Analyzer(options: options).run(progress: progress)
+    } catch {
+        display?.stop()
+        fail(error)
+    }
+    display?.stop()
+    if !options.quiet {
+        let q = result.quality
+        let seconds = MonotonicClock.now() - started
+        StandardError.write(
+            "analyze: \(q.files) file(s), \(q.lines) lines, \(q.events) events, \(q.duplicates) duplicates, "
+                + "\(q.rejected) rejected in \(formatSeconds(seconds)) → \(options.outputDirectory)\n")
+    }
+}
+fflush(nil)
+exit(0)

@@ -1,0 +1,78 @@
+import XCTest
+@testable import AnalyzeKit
+
+final class CommandLineParserTests: XCTestCase {
+    private func options(_ arguments: [String]) throws -> AnalyzeOptions {
+        guard case .run(let options) = try CommandLineParser.parse(arguments) else {
+            throw AnalyzeError.usage("not a run")
+        }
+        return options
+    }
+
+    private func assertUsageError(_ arguments: [String], mentions: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try CommandLineParser.parse(arguments), file: file, line: line) { error in
+            guard case .usage(let message) = error as? AnalyzeError else {
+                return XCTFail("expected a usage error, got \(error)", file: file, line: line)
+            }
+            XCTAssertTrue(message.contains(mentions), "'\(message)' should mention '\(mentions)'", file: file, line: line)
+            XCTAssertEqual((error as? AnalyzeError)?.exitCode, 1, file: file, line: line)
+        }
+    }
+
+    func testDefaults() throws {
+        let parsed = try options(["events.ndjson.gz"])
+        XCTAssertEqual(parsed.paths, ["events.ndjson.gz"])
+        XCTAssertEqual(parsed.outputDirectory, "analyze-out")
+        XCTAssertEqual(parsed.timeZone, .utc)
+        XCTAssertEqual(parsed.threads, AnalyzeOptions.activeCores)
+        XCTAssertEqual(parsed.maxRejectRate, 1.0)
+        XCTAssertEqual(parsed.maxRejectRows, 10_000)
+        XCTAssertEqual(parsed.maxLineBytes, 1_048_576)
+        XCTAssertFalse(parsed.quiet)
+    }
+
+    func testBothValueFormsOptionsAfterPathsAndDoubleDash() throws {
+        let parsed = try options([
+            "a.gz", "--out", "o", "--timezone=Asia/Tokyo", "--threads", "3", "--max-reject-rate=0.25",
+            "--max-reject-rows", "0", "--max-line-bytes=10", "--quiet", "-", "--", "--weird-name",
+        ])
+        XCTAssertEqual(parsed.paths, ["a.gz", "-", "--weird-name"])
+        XCTAssertEqual(parsed.outputDirectory, "o")
+        XCTAssertEqual(parsed.timeZone, ReportingTimeZone(parsing: "Asia/Tokyo"))
+        XCTAssertEqual(parsed.threads, 3)
+        XCTAssertEqual(parsed.maxRejectRate, 0.25)
+        XCTAssertEqual(parsed.maxRejectRows, 0)
+        XCTAssertEqual(parsed.maxLineBytes, 10)
+        XCTAssertTrue(parsed.quiet)
+        XCTAssertEqual(try options(["--timezone", "-05:00", "x"]).timeZone, ReportingTimeZone(parsing: "-05:00"))
+    }
+
+    func testHelpAndVersion() throws {
+        XCTAssertEqual(try CommandLineParser.parse(["--help"]), .help)
+        XCTAssertEqual(try CommandLineParser.parse(["x", "-h"]), .help)
+        XCTAssertEqual(try CommandLineParser.parse(["--version"]), .version)
+        for option in ["--out", "--timezone", "--threads", "--max-reject-rate", "--max-reject-rows", "--max-line-bytes", "--quiet", "--version"] {
+            XCTAssertTrue(CommandLineParser.helpText.contains(option), option)
+        }
+    }
+
+    func testUsageErrors() {
+        assertUsageError([], mentions: "no input path")
+        assertUsageError(["--bogus", "x"], mentions: "--bogus")
+        assertUsageError(["-x", "x"], mentions: "-x")
+        assertUsageError(["x", "--out"], mentions: "--out")
+        assertUsageError(["x", "--threads", "0"], mentions: "--threads")
+        assertUsageError(["x", "--threads", "two"], mentions: "--threads")
+        assertUsageError(["x", "--threads=-2"], mentions: "negative")
+        assertUsageError(["x", "--max-line-bytes", "0"], mentions: "--max-line-bytes")
+        assertUsageError(["x", "--max-reject-rows", "-1"], mentions: "negative")
+        assertUsageError(["x", "--max-reject-rate", "-0.1"], mentions: "negative")
+        assertUsageError(["x", "--max-reject-rate", "nan"], mentions: "--max-reject-rate")
+        assertUsageError(["x", "--max-reject-rate", "abc"], mentions: "--max-reject-rate")
+        assertUsageError(["x", "--timezone", "asia/tokyo"], mentions: "asia/tokyo")
+        assertUsageError(["x", "--timezone", "Mars/Base"], mentions: "Mars/Base")
+        assertUsageError(["x", "--timezone", "+0900"], mentions: "+0900")
+        assertUsageError(["-", "-"], mentions: "more than once")
+        assertUsageError(["x", "--quiet=yes"], mentions: "--quiet")
+    }
+}

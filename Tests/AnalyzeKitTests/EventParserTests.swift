@@ -1,0 +1,144 @@
+import XCTest
+@testable import AnalyzeKit
+
+final class EventParserTests: XCTestCase {
+    private var parser = EventParser()
+
+    private func outcome(_ line: String) -> RejectReason? {
+        Array(line.utf8).withUnsafeBytes { raw in
+            switch parser.parse(raw) {
+            case .accepted: return nil
+            case .rejected(let reason): return reason
+            }
+        }
+    }
+
+    private func assertReject(_ line: String, _ reason: RejectReason?, file: StaticString = #filePath, line number: UInt = #line) {
+        XCTAssertEqual(outcome(line), reason, line, file: file, line: number)
+    }
+
+    private let envelope = "\"event_id\":\"e1\",\"timestamp\":\"2026-11-28T09:15:02.123Z\",\"device_id\":\"d\",\"profile_id\":\"p\""
+
+    func testAcceptsKnownAndUnknownTypes() {
+        assertReject("{\(envelope),\"event_type\":\"sdk_activate\"}", nil)
+        assertReject("{\(envelope),\"event_type\":\"logout\",\"customer_user_id\":null}", nil)
+        assertReject("{\(envelope),\"event_type\":\"identify\",\"customer_user_id\":\"u\"}", nil)
+        assertReject("{\"event_id\":\"x\",\"event_type\":\"paywall_shown\",\"timestamp\":1795857302123}", nil)
+        assertReject("{\"event_id\":\"x\",\"event_type\":\"\",\"timestamp\":1795857302123,\"device_id\":5}", nil)
+    }
+
+    func testInvalidJSON() {
+        assertReject("{\"event_id\":\"e1\",}", .invalidJSON)
+        assertReject("{\(envelope),\"event_type\":\"sdk_activate\"} x", .invalidJSON)
+        assertReject("{\(envelope),\"event_type\":\"sdk_activate\",\"event_id\":\"e2\"}", .invalidJSON)
+        assertReject("{\(envelope),\"event_type\":\"sdk_activate\",\"event\\u005fid\":\"e2\"}", .invalidJSON)
+        assertReject("{\(envelope),\"event_type\":\"sdk_activate\",\"x\":NaN}", .invalidJSON)
+        assertReject("{\(envelope),\"event_type\":\"sdk_activate\",\"x\":\"\\uD800\"}", .invalidJSON)
+        // Repeated keys the SPEC does not read are fine.
+        assertReject("{\(envelope),\"event_type\":\"sdk_activate\",\"x\":1,\"x\":2}", nil)
+        // A repeated key inside action counts only on the onboarding types.
+        let action = "{\"name\":\"a\",\"name\":\"b\",\"meta\":{\"onboardingId\":\"o\"}}"
+        assertReject("{\(envelope),\"event_type\":\"onboarding_analytics\",\"action\":\(action)}", .invalidJSON)
+        assertReject("{\(envelope),\"event_type\":\"sdk_activate\",\"action\":\(action)}", nil)
+        let good = "{\"name\":\"a\",\"meta\":{\"onboardingId\":\"o\"}}"
+        assertReject("{\(envelope),\"event_type\":\"onboarding_analytics\",\"action\":\(good),\"action\":\(good)}", .invalidJSON)
+        // Invalid JSON outranks every later reason.
+        assertReject("{\"event_type\":\"identify\",\"timestamp\":\"bad\",", .invalidJSON)
+    }
+
+    func testNotAnObject() {
+        for line in ["[1,2]", "\"text\"", "42", "null", "true"] { assertReject(line, .notAnObject) }
+    }
+
+    func testMissingField() {
+        assertReject("{\"event_type\":\"sdk_activate\",\"timestamp\":1,\"device_id\":\"d\",\"profile_id\":\"p\"}", .missingField)
+        assertReject("{\"event_id\":\"\",\"event_type\":\"x\",\"timestamp\":1}", .missingField)
+        assertReject("{\"event_id\":null,\"event_type\":\"x\",\"timestamp\":1}", .missingField)
+        assertReject("{\"event_id\":\"e\",\"timestamp\":1}", .missingField)
+        assertReject("{\"event_id\":\"e\",\"event_type\":\"x\",\"timestamp\":null}", .missingField)
+        assertReject("{\"event_id\":\"e\",\"event_type\":\"sdk_activate\",\"timestamp\":1,\"profile_id\":\"p\"}", .missingField)
+        assertReject("{\"event_id\":\"e\",\"event_type\":\"logout\",\"timestamp\":1,\"device_id\":\"d\",\"profile_id\":\"\"}", .missingField)
+        assertReject("{\(envelope),\"event_type\":\"identify\"}", .missingField)
+        assertReject("{\(envelope),\"event_type\":\"identify\",\"customer_user_id\":\"\"}", .missingField)
+        assertReject("{\(envelope),\"event_type\":\"identify\",\"customer_user_id\":null}", .missingField)
+        // missing_field outranks wrong_type on another key.
+        assertReject("{\"event_id\":5,\"event_type\":\"sdk_activate\",\"timestamp\":1,\"profile_id\":\"p\"}", .missingField)
+        // On unknown types only event_id, event_type and timestamp are required.
+        assertReject("{\"event_id\":\"e\",\"event_type\":\"other\",\"timestamp\":1}", nil)
+    }
+
+    func testWrongType() {
+        assertReject("{\"event_id\":7,\"event_type\":\"x\",\"timestamp\":1}", .wrongType)
+        assertReject("{\"event_id\":\"e\",\"event_type\":[],\"timestamp\":1}", .wrongType)
+        assertReject("{\"event_id\":\"e\",\"event_type\":\"x\",\"timestamp\":true}", .wrongType)
+        assertReject("{\"event_id\":\"e\",\"event_type\":\"sdk_activate\",\"timestamp\":1,\"device_id\":12345,\"profile_id\":\"p\"}", .wrongType)
+        assertReject("{\(envelope),\"event_type\":\"sdk_activate\",\"customer_user_id\":7}", .wrongType)
+        assertReject("{\(envelope),\"event_type\":\"identify\",\"customer_user_id\":{}}", .wrongType)
+        // Unknown types never check device / profile / customer user id types.
+        assertReject("{\"event_id\":\"e\",\"event_type\":\"x\",\"timestamp\":1,\"device_id\":1,\"customer_user_id\":7}", nil)
+        // wrong_type outranks bad_timestamp.
+        assertReject("{\"event_id\":\"e\",\"event_type\":\"sdk_activate\",\"timestamp\":\"no\",\"device_id\":1,\"profile_id\":\"p\"}", .wrongType)
+    }
+
+    func testBadTimestamp() {
+        for timestamp in [
+            "\"2026-11-28 09:15:02Z\"", "\"2026-11-28T09:15Z\"", "\"2026-11-28T09:15:02+0900\"", "\"2026-11-28T09:15:02\"",
+            "\"2026-11-28T23:59:60Z\"", "\"2026-02-30T00:00:00Z\"", "\"2026-11-28T09:15:02.1234567890Z\"", "\"\"",
+            "1.7e12", "1795857302123.0", "\"1795857302123\"", "-99999999999999999",
+        ] {
+            assertReject("{\"event_id\":\"e\",\"event_type\":\"x\",\"timestamp\":\(timestamp)}", .badTimestamp)
+        }
+        for timestamp in ["\"2026-11-28t09:15:02z\"", "\"2026-11-28T18:15:02+09:00\"", "\"2024-02-29T00:00:00.123456789-00:00\"", "0"] {
+            assertReject("{\"event_id\":\"e\",\"event_type\":\"x\",\"timestamp\":\(timestamp)}", nil)
+        }
+    }
+
+    func testBadAction() {
+        let head = "{\(envelope),\"event_type\":\"onboarding_state_updated\""
+        let meta = "\"meta\":{\"onboardingId\":\"o\",\"screenClientId\":null,\"screenIndex\":1,\"screensTotal\":4}"
+        func line(_ action: String) -> String { head + ",\"action\":" + action + "}" }
+        assertReject(line("{\"elementId\":\"q\",\(meta),\"params\":{\"type\":\"select\",\"value\":{\"id\":\"a\",\"label\":null}}}"), nil)
+        assertReject(line("{\"elementId\":\"q\",\(meta),\"params\":{\"type\":\"multiSelect\",\"value\":[]}}"), nil)
+        assertReject(line("{\"elementId\":\"q\",\(meta),\"params\":{\"type\":\"input\",\"value\":{\"type\":\"text\",\"value\":\"x\"}}}"), nil)
+        assertReject(line("{\"elementId\":\"q\",\(meta),\"params\":{\"type\":\"datePicker\",\"value\":{\"day\":1,\"year\":null}}}"), nil)
+        assertReject(line("{\"elementId\":\"q\",\(meta),\"params\":{\"type\":\"slider\",\"value\":0.5}}"), nil)
+        assertReject(head + "}", .badAction)
+        assertReject(head + ",\"action\":null}", .badAction)
+        assertReject(head + ",\"action\":[]}", .badAction)
+        assertReject(line("{\(meta),\"params\":{\"type\":\"select\",\"value\":{\"id\":\"a\"}}}"), .badAction)
+        assertReject(line("{\"elementId\":\"q\",\"meta\":{},\"params\":{\"type\":\"select\",\"value\":{\"id\":\"a\"}}}"), .badAction)
+        assertReject(line("{\"elementId\":\"q\",\"meta\":{\"onboardingId\":\"o\",\"screenIndex\":1.5},\"params\":{\"type\":\"input\",\"value\":{}}}"), .badAction)
+        assertReject(line("{\"elementId\":\"q\",\(meta),\"params\":{\"type\":\"select\",\"value\":{\"id\":3}}}"), .badAction)
+        assertReject(line("{\"elementId\":\"q\",\(meta),\"params\":{\"type\":\"select\",\"value\":{\"id\":\"a\",\"label\":1}}}"), .badAction)
+        assertReject(line("{\"elementId\":\"q\",\(meta),\"params\":{\"type\":\"multiSelect\",\"value\":[{\"id\":\"a\"},2]}}"), .badAction)
+        assertReject(line("{\"elementId\":\"q\",\(meta),\"params\":{\"type\":\"multiSelect\",\"value\":{\"id\":\"a\"}}}"), .badAction)
+        assertReject(line("{\"elementId\":\"q\",\(meta),\"params\":{\"type\":\"datePicker\",\"value\":{\"day\":\"1\"}}}"), .badAction)
+        assertReject(line("{\"elementId\":\"q\",\(meta),\"params\":{\"type\":\"input\",\"value\":\"x\"}}"), .badAction)
+        assertReject(line("{\"elementId\":\"q\",\(meta),\"params\":{\"value\":{}}}"), .badAction)
+        let analytics = "{\(envelope),\"event_type\":\"onboarding_analytics\",\"action\":"
+        assertReject(analytics + "{\"name\":\"screen_presented\",\(meta)}}", nil)
+        assertReject(analytics + "{\"name\":5,\(meta)}}", .badAction)
+        // bad_timestamp outranks bad_action.
+        assertReject("{\"event_id\":\"e\",\"event_type\":\"onboarding_analytics\",\"timestamp\":\"x\",\"device_id\":\"d\",\"profile_id\":\"p\"}", .badTimestamp)
+        // action is never checked on other types.
+        assertReject("{\(envelope),\"event_type\":\"logout\",\"action\":5}", nil)
+    }
+
+    func testExtractsDecodedFields() {
+        let line = "{\"event_id\":\"e\\u0031\",\"event_type\":\"identify\",\"timestamp\":\"2026-11-28T09:15:02Z\",\"device_id\":\"d\\\"1\",\"profile_id\":\"p\",\"customer_user_id\":\"\\u00e9\"}"
+        XCTAssertNil(outcome(line))
+        let event = parser.event
+        XCTAssertEqual(event.type, .identify)
+        XCTAssertEqual(parser.withBytes(of: event.eventID) { Array($0) }, Array("e1".utf8))
+        XCTAssertEqual(parser.withBytes(of: event.deviceID!) { Array($0) }, Array("d\"1".utf8))
+        XCTAssertEqual(parser.withBytes(of: event.customerUserID!) { Array($0) }, Array("é".utf8))
+        XCTAssertEqual(event.instant, Instant(seconds: 1_795_857_302, nanoseconds: 0))
+    }
+
+    func testAnonymousCustomerUserIDForms() {
+        for cuid in ["", ",\"customer_user_id\":null", ",\"customer_user_id\":\"\""] {
+            XCTAssertNil(outcome("{\(envelope),\"event_type\":\"sdk_activate\"\(cuid)}"))
+            XCTAssertNil(parser.event.customerUserID)
+        }
+    }
+}

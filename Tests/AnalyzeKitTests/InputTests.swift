@@ -1,0 +1,140 @@
+import XCTest
+@testable import AnalyzeKit
+
+/// Reading inputs (SPEC §1): gzip detection, members, damage, lines.
+final class InputTests: XCTestCase {
+    private let lines = (0..<50).map { i in
+        event("e\(i)", i % 2 == 0 ? "sdk_activate" : "logout", "2026-11-0\(1 + i % 5)T10:00:00Z",
+              device: "d\(i % 7)", profile: "p\(i)")
+    }
+    private var text: [UInt8] { Array(lines.map { $0 + "\n" }.joined().utf8) }
+
+    private func run(_ paths: [String], maxLineBytes: Int = 1 << 20) throws -> AnalysisResult {
+        var options = AnalyzeOptions(paths: paths, threads: 2)
+        options.maxLineBytes = maxLineBytes
+        return try Analyzer(options: options).analyze()
+    }
+
+    private func expectInputError(_ paths: [String], mentioning parts: [String], file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try run(paths), file: file, line: line) { error in
+            guard let error = error as? AnalyzeError, case .input(let message) = error else {
+                return XCTFail("expected an input error, got \(error)", file: file, line: line)
+            }
+            for part in parts { XCTAssertTrue(message.contains(part), "\(message) lacks \(part)", file: file, line: line) }
+        }
+    }
+
+    func testGzipIsDetectedByContentNotName() throws {
+        let directory = TemporaryDirectory()
+        let plain = try run([directory.write("plain.gz", text)])
+        let packed = try run([directory.write("packed.txt", gzip(text))])
+        XCTAssertEqual(plain.installsCSV(), packed.installsCSV())
+        XCTAssertEqual(packed.quality.bytesDecoded, text.count)
+        XCTAssertLessThan(packed.quality.bytesRead, text.count)
+        XCTAssertEqual(packed.quality.events, 50)
+    }
+
+    func testMultiMemberGzipWithLinesSpanningMembersAndZeroPadding() throws {
+        let directory = TemporaryDirectory()
+        let reference = try run([directory.write("plain.ndjson", text)])
+        for cut in [1, 37, text.count / 2, text.count - 1] {
+            let members = gzip(Array(text[..<cut])) + gzip([]) + gzip(Array(text[cut...])) + [0, 0, 0, 0]
+            let result = try run([directory.write("members-\(cut).gz", members)])
+            XCTAssertEqual(result.installsCSV(), reference.installsCSV())
+            XCTAssertEqual(result.profileSwitchesCSV(), reference.profileSwitchesCSV())
+            XCTAssertEqual(result.quality.lines, 50)
+            XCTAssertEqual(result.quality.bytesRead, members.count)
+        }
+    }
+
+    func testTruncatedGzipIsAnInputErrorWithOffset() {
+        let directory = TemporaryDirectory()
+        let packed = gzip(text)
+        for cut in [2, 10, packed.count / 2, packed.count - 4, packed.count - 1] {
+            let path = directory.write("cut-\(cut).gz", Array(packed[..<cut]))
+            expectInputError([path], mentioning: [path, "byte offset"])
+        }
+    }
+
+    func testDamagedGzipIsAnInputError() {
+        let directory = TemporaryDirectory()
+        var badCRC = gzip(text)
+        badCRC[badCRC.count - 6] ^= 0xFF
+        expectInputError([directory.write("crc.gz", badCRC)], mentioning: ["crc.gz", "byte offset"])
+        var badSize = gzip(text)
+        badSize[badSize.count - 2] ^= 0x01
+        expectInputError([directory.write("isize.gz", badSize)], mentioning: ["isize.gz"])
+        expectInputError([directory.write("garbage.gz", gzip(text) + Array("junk".utf8))], mentioning: ["garbage.gz", "byte offset"])
+        expectInputError([directory.write("zeros-then-junk.gz", gzip(text) + [0, 0, 7])], mentioning: ["zeros-then-junk.gz"])
+        var body = gzip(text)
+        body[body.count / 2] ^= 0x55
+        body[body.count / 2 + 1] ^= 0xAA
+        expectInputError([directory.write("body.gz", body)], mentioning: ["body.gz"])
+    }
+
+    func testMissingPathIsAnInputError() {
+        expectInputError(["/nonexistent/events.ndjson"], mentioning: ["/nonexistent/events.ndjson"])
+    }
+
+    func testDirectoriesExpandInByteOrderSkippingOthers() throws {
+        let directory = TemporaryDirectory()
+        directory.write("b.ndjson", lines: ["[1]"])
+        directory.write("a.jsonl.gz", gzip(Array("[2]\n".utf8)))
+        directory.write("C.ndjson", lines: ["[3]"])
+        directory.write(".hidden.ndjson", lines: ["[4]"])
+        directory.write("notes.txt", lines: ["[5]"])
+        directory.write("x.NDJSON", lines: ["[6]"])
+        try FileManager.default.createDirectory(atPath: directory.path + "/sub.ndjson", withIntermediateDirectories: true)
+        let result = try run([directory.path])
+        XCTAssertEqual(result.quality.files, 3)
+        XCTAssertEqual(result.rejects.map(\.file), [
+            directory.path + "/C.ndjson", directory.path + "/a.jsonl.gz", directory.path + "/b.ndjson",
+        ])
+        let slash = try run([directory.path + "/"])
+        XCTAssertEqual(slash.rejects.first?.file, directory.path + "/C.ndjson")
+    }
+
+    func testBOMCRLFAndBlankLinesKeepPhysicalLineNumbers() throws {
+        let directory = TemporaryDirectory()
+        let content = [0xEF, 0xBB, 0xBF] + Array((lines[0] + "\r\n\r\n \t\n[]\r\n" + lines[1] + "\r\n{bad}").utf8)
+        let result = try run([directory.write("crlf.ndjson", content)])
+        XCTAssertEqual(result.quality.lines, 4)
+        XCTAssertEqual(result.quality.events, 2)
+        XCTAssertEqual(result.quality.bytesDecoded, content.count)
+        XCTAssertEqual(result.rejects.map(\.line), [4, 6])
+        XCTAssertEqual(result.rejects.map(\.reason), [.notAnObject, .invalidJSON])
+    }
+
+    func testLineLengthLimitIsInclusiveAndExcludesTheLineEnd() throws {
+        let directory = TemporaryDirectory()
+        let line = lines[0]
+        let path = directory.write("limit.ndjson", Array((line + "\r\n" + line.replacingOccurrences(of: "e0", with: "f0") + "x\n").utf8))
+        let result = try run([path], maxLineBytes: line.utf8.count)
+        XCTAssertEqual(result.quality.events, 1)
+        XCTAssertEqual(result.rejects.map(\.reason), [.lineTooLong])
+        XCTAssertEqual(result.rejects.map(\.line), [2])
+    }
+
+    func testHugeLinesAreStreamedPastNotHeld() throws {
+        let directory = TemporaryDirectory()
+        let huge = [UInt8](repeating: UInt8(ascii: "a"), count: 9 << 20)
+        let blank = [UInt8](repeating: UInt8(ascii: " "), count: 9 << 20)
+        let content = Array((lines[0] + "\n").utf8) + huge + [0x0A] + blank + [0x0A] + Array((lines[1] + "\n").utf8) + huge
+        let result = try run([directory.write("huge.ndjson", gzip(content))])
+        XCTAssertEqual(result.quality.lines, 4)
+        XCTAssertEqual(result.quality.events, 2)
+        XCTAssertEqual(result.rejects.map(\.line), [2, 5])
+        XCTAssertEqual(result.rejects.map(\.reason), [.lineTooLong, .lineTooLong])
+    }
+
+    func testSameFileTwiceIsReadTwice() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.write("events.ndjson", text)
+        let once = try run([path])
+        let twice = try run([path, path])
+        XCTAssertEqual(twice.quality.files, 2)
+        XCTAssertEqual(twice.quality.duplicates, 50)
+        XCTAssertEqual(twice.quality.conflictingDuplicates, 0)
+        XCTAssertEqual(twice.installsCSV(), once.installsCSV())
+    }
+}

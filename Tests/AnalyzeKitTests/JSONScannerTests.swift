@@ -1,0 +1,97 @@
+import XCTest
+@testable import AnalyzeKit
+
+final class JSONScannerTests: XCTestCase {
+    /// Whether `text` is one valid JSON value (with surrounding whitespace).
+    private func isValid(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var scanner = JSONScanner(raw)
+            let start = scanner.skipWhitespace(0)
+            guard let value = scanner.scanValue(at: start) else { return false }
+            return scanner.skipWhitespace(value.end) == raw.count
+        }
+    }
+
+    private func isValid(_ text: String) -> Bool { isValid(Array(text.utf8)) }
+
+    func testAcceptsRFC8259Values() {
+        for text in [
+            "{}", "[]", " {\"a\" : [1, -0, 0.5, 1e3, 1E-3, -12.5e+2, true, false, null, \"x\"]} ",
+            "\"\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\uD83D\\uDE00\"", "{\"a\":{\"b\":{\"c\":[[[]]]}}}",
+            "\"é 日本 😀\"", "0", "-1",
+        ] {
+            XCTAssertTrue(isValid(text), text)
+        }
+    }
+
+    func testRejectsInvalidJSON() {
+        for text in [
+            "{", "}", "{\"a\":1,}", "[1,]", "[1 2]", "{\"a\" 1}", "{a:1}", "'a'", "NaN", "Infinity", "-Infinity",
+            "01", "1.", ".5", "1e", "+1", "-", "tru", "nul", "\"abc", "\"\\x\"", "\"\\u12G4\"",
+            "\"\\uD800\"", "\"\\uDC00\"", "\"\\uD800\\u0041\"", "{\"a\":1} x", "// c\n{}", "{\"a\":1 /* c */}",
+            "\"tab\there\"", "[1]]", "{\"a\":1}}",
+        ] {
+            XCTAssertFalse(isValid(text), text)
+        }
+    }
+
+    func testRejectsInvalidUTF8() {
+        let cases: [[UInt8]] = [
+            [0x22, 0xFF, 0x22],               // never valid
+            [0x22, 0xC0, 0xAF, 0x22],         // overlong "/"
+            [0x22, 0xED, 0xA0, 0x80, 0x22],   // encoded surrogate U+D800
+            [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], // above U+10FFFF
+            [0x22, 0xE2, 0x82, 0x22],         // truncated sequence
+            [0x22, 0x80, 0x22],               // lone continuation byte
+        ]
+        for bytes in cases { XCTAssertFalse(isValid(bytes), "\(bytes)") }
+        XCTAssertTrue(isValid([0x22, 0xF0, 0x9F, 0x98, 0x80, 0x22]))
+    }
+
+    func testDeepNestingNeedsNoStack() {
+        let depth = 100_000
+        XCTAssertTrue(isValid(String(repeating: "[", count: depth) + String(repeating: "]", count: depth)))
+        XCTAssertFalse(isValid(String(repeating: "[", count: depth) + String(repeating: "]", count: depth - 1)))
+        let objects = String(repeating: "{\"a\":", count: depth) + "1" + String(repeating: "}", count: depth)
+        XCTAssertTrue(isValid(objects))
+    }
+
+    func testDecodesEscapesAndSurrogatePairs() {
+        let text = Array("\"a\\\"b\\\\c\\/d\\u00e9\\uD83D\\uDE00\\n\"".utf8)
+        text.withUnsafeBytes { raw in
+            var scanner = JSONScanner(raw)
+            let value = scanner.scanValue(at: 0)!
+            XCTAssertTrue(value.hasEscapes)
+            var decoded: [UInt8] = []
+            scanner.decodeString(value, into: &decoded)
+            XCTAssertEqual(String(decoding: decoded, as: UTF8.self), "a\"b\\c/dé😀\n")
+        }
+    }
+
+    func testMarksPlainIntegers() {
+        for (text, plain) in [("12", true), ("-3", true), ("0", true), ("1.0", false), ("1e3", false), ("-0.5", false)] {
+            Array(text.utf8).withUnsafeBytes { raw in
+                var scanner = JSONScanner(raw)
+                XCTAssertEqual(scanner.scanValue(at: 0)!.isPlainInteger, plain, text)
+            }
+        }
+    }
+
+    func testFindsRepeatedKeysAtAnyDepthOnDecodedBytes() {
+        func repeated(_ text: String) -> Bool {
+            Array(text.utf8).withUnsafeBytes { raw in
+                let scanner = JSONScanner(raw)
+                var occurrences: [KeyOccurrence] = []
+                var scratch: [UInt8] = []
+                return scanner.hasRepeatedKey(inValueAt: 0, occurrences: &occurrences, scratch: &scratch)
+            }
+        }
+        XCTAssertFalse(repeated("{\"a\":1,\"b\":{\"a\":2},\"c\":[{\"a\":3},{\"a\":4}]}"))
+        XCTAssertTrue(repeated("{\"a\":1,\"a\":2}"))
+        XCTAssertTrue(repeated("{\"x\":{\"y\":[{\"k\":1,\"k\":2}]}}"))
+        XCTAssertTrue(repeated("{\"a\":1,\"\\u0061\":2}"))
+        XCTAssertFalse(repeated("{\"a\":\"a\",\"b\":\"a\"}"))
+        // NFC é and NFD e + U+0301 are different keys.
+        XCTAssertFalse(repeated("{\"\u{E9}\":1,\"e\u{301}\":2}"))
+    }
+}

@@ -1,0 +1,206 @@
+import XCTest
+@testable import AnalyzeKit
+
+/// Metric definitions (SPEC §4) on small inputs with hand-computed results.
+final class MetricsTests: XCTestCase {
+    /// Two devices of user u1 and one of u2:
+    /// - d1: activate p1 (anonymous), identify u1 (new id: same profile).
+    /// - d2: activate p3, identify u1 → p1 (switch), logout → p4 (switch),
+    ///   activate with u1 → p1 (switch).
+    /// - d3: activate p5 as u2.
+    private let story = [
+        event("e1", "sdk_activate", "2026-11-01T10:00:00Z", device: "d1", profile: "p1"),
+        event("e2", "identify", "2026-11-01T11:00:00Z", device: "d1", profile: "p1", cuid: "u1"),
+        event("e3", "sdk_activate", "2026-11-02T09:00:00Z", device: "d2", profile: "p3"),
+        event("e4", "identify", "2026-11-02T09:05:00Z", device: "d2", profile: "p1", cuid: "u1"),
+        event("e5", "logout", "2026-11-03T08:00:00Z", device: "d2", profile: "p4"),
+        event("e6", "sdk_activate", "2026-11-03T08:30:00Z", device: "d2", profile: "p1", cuid: "u1"),
+        event("e7", "sdk_activate", "2026-11-05T00:00:00Z", device: "d3", profile: "p5", cuid: "u2"),
+    ]
+
+    func testInstallsUnderEachModeWithZeroFilledDays() throws {
+        let result = try analyze(lines: story.shuffled())
+        XCTAssertEqual(result.installsText, """
+            date,by_device_id,by_customer_user_id,by_profile_id
+            2026-11-01,1,1,1
+            2026-11-02,1,0,1
+            2026-11-03,0,0,1
+            2026-11-04,0,0,0
+            2026-11-05,1,1,1
+
+            """)
+    }
+
+    func testInstallsAndSwitchesFollowTheReportingTimeZone() throws {
+        let result = try analyze(lines: story, timeZone: "-10:00")
+        XCTAssertEqual(result.installsText, """
+            date,by_device_id,by_customer_user_id,by_profile_id
+            2026-11-01,2,1,2
+            2026-11-02,0,0,1
+            2026-11-03,0,0,0
+            2026-11-04,1,1,1
+
+            """)
+        XCTAssertEqual(result.switchesText, """
+            date,trigger,switches,devices
+            2026-11-01,identify,1,1
+            2026-11-02,logout,1,1
+            2026-11-02,sdk_activate,1,1
+
+            """)
+    }
+
+    func testProfileSwitchesByTrigger() throws {
+        let result = try analyze(lines: story.reversed())
+        XCTAssertEqual(result.switchesText, """
+            date,trigger,switches,devices
+            2026-11-02,identify,1,1
+            2026-11-03,logout,1,1
+            2026-11-03,sdk_activate,1,1
+
+            """)
+    }
+
+    func testTimestampTiesAreBrokenByEventID() throws {
+        // Same instant: "a" (identify → p8) sorts before "b" (activate → p7),
+        // so the switch is the activation, whatever the line order.
+        let lines = [
+            event("z", "sdk_activate", "2026-11-01T00:00:00Z", device: "d9", profile: "p8"),
+            event("b", "sdk_activate", "2026-11-01T12:00:00.5Z", device: "d9", profile: "p7"),
+            event("a", "identify", "2026-11-01T12:00:00.500Z", device: "d9", profile: "p8", cuid: "u9"),
+        ]
+        for order in [lines, lines.reversed()] {
+            XCTAssertEqual(try analyze(lines: Array(order)).switchesText, """
+                date,trigger,switches,devices
+                2026-11-01,sdk_activate,1,1
+
+                """)
+        }
+    }
+
+    func testSwitchDevicesCountsDistinctDevices() throws {
+        let lines = [
+            event("1", "sdk_activate", "2026-11-01T01:00:00Z", device: "d1", profile: "a"),
+            event("2", "logout", "2026-11-01T02:00:00Z", device: "d1", profile: "b"),
+            event("3", "logout", "2026-11-01T03:00:00Z", device: "d1", profile: "c"),
+            event("4", "sdk_activate", "2026-11-01T01:00:00Z", device: "d2", profile: "x"),
+            event("5", "logout", "2026-11-01T04:00:00Z", device: "d2", profile: "y"),
+            // Same profile again: no switch.
+            event("6", "sdk_activate", "2026-11-01T05:00:00Z", device: "d2", profile: "y"),
+        ]
+        XCTAssertEqual(try analyze(lines: lines).switchesText, """
+            date,trigger,switches,devices
+            2026-11-01,logout,3,2
+
+            """)
+    }
+
+    func testQuizFinalAnswersSelectionsAndLatestLabels() throws {
+        let lines = [
+            event("q1", "onboarding_state_updated", "2026-11-01T00:00:01Z", profile: "p1",
+                  action: answer("o1", "q1", "select", [("a", "a", "Alpha")])),
+            event("q2", "onboarding_state_updated", "2026-11-01T00:00:02Z", profile: "p2",
+                  action: answer("o1", "q1", "select", [("a", "a2", "Alpha v2")])),
+            event("q3", "onboarding_state_updated", "2026-11-01T00:00:03Z", profile: "p1",
+                  action: answer("o1", "q1", "select", [("b", "b", "Beta")])),
+            event("q4", "onboarding_state_updated", "2026-11-01T00:00:04Z", profile: "p3",
+                  action: answer("o1", "q1", "multiSelect", [("a", "a3", "Alpha, \\\"3\\\""), ("c", "c", "Gamma"), ("a", "dup", "ignored")])),
+            event("q5", "onboarding_state_updated", "2026-11-01T00:00:05Z", profile: "p4",
+                  action: "{\"elementId\":\"q1\",\"meta\":{\"onboardingId\":\"o1\"},\"params\":{\"type\":\"multiSelect\",\"value\":[]}}"),
+            // Another type for the same element, later: ignored by the quiz metric.
+            event("q6", "onboarding_state_updated", "2026-11-01T00:00:06Z", profile: "p1",
+                  action: "{\"elementId\":\"q1\",\"meta\":{\"onboardingId\":\"o1\"},\"params\":{\"type\":\"input\",\"value\":{\"type\":\"text\",\"value\":\"hi\"}}}"),
+        ]
+        for threads in [1, 3] {
+            XCTAssertEqual(try analyze(lines: lines.shuffled(), threads: threads).quizText, #"""
+                onboarding_id,element_id,question_type,option_id,option_value,option_label,respondents,share,selections
+                o1,q1,multiSelect,a,a3,"Alpha, ""3""",2,0.5000,3
+                o1,q1,multiSelect,b,b,Beta,1,0.2500,1
+                o1,q1,multiSelect,c,c,Gamma,1,0.2500,1
+
+                """#)
+        }
+    }
+
+    func testQuizSortsBytewiseAndKeepsNFCAndNFDApart() throws {
+        let nfc = "\u{E9}", nfd = "e\u{301}"
+        let lines = [
+            event("1", "onboarding_state_updated", "2026-11-01T00:00:01Z", profile: "p1",
+                  action: answer("o", "z", "select", [(nfc, "v", "NFC")])),
+            event("2", "onboarding_state_updated", "2026-11-01T00:00:02Z", profile: "p2",
+                  action: answer("o", "z", "select", [(nfd, "v", "NFD")])),
+            event("3", "onboarding_state_updated", "2026-11-01T00:00:03Z", profile: "p3",
+                  action: answer("o", "Z", "select", [("x", "x", "😀")])),
+        ]
+        XCTAssertEqual(try analyze(lines: lines).quizText, """
+            onboarding_id,element_id,question_type,option_id,option_value,option_label,respondents,share,selections
+            o,Z,select,x,x,😀,1,1.0000,1
+            o,z,select,\(nfd),v,NFD,1,0.5000,1
+            o,z,select,\(nfc),v,NFC,1,0.5000,1
+
+            """)
+    }
+
+    func testShareRoundsHalfAwayFromZeroWithFourDecimals() {
+        func share(_ n: Int, _ d: Int) -> String {
+            QuizAnswerRow(onboardingID: [], elementID: [], questionType: "", optionID: [], optionValue: [],
+                          optionLabel: [], respondents: n, questionRespondents: d, selections: 0).share
+        }
+        XCTAssertEqual(share(1, 32), "0.0313")
+        XCTAssertEqual(share(31, 32), "0.9688")
+        XCTAssertEqual(share(1, 3), "0.3333")
+        XCTAssertEqual(share(2, 3), "0.6667")
+        XCTAssertEqual(share(0, 7), "0.0000")
+        XCTAssertEqual(share(7, 7), "1.0000")
+        XCTAssertEqual(share(1, 20_000), "0.0001")   // 0.00005 rounds up
+        XCTAssertEqual(share(1, 20_001), "0.0000")
+    }
+
+    func testDuplicatesAndConflicts() throws {
+        let kept = event("x", "sdk_activate", "2026-11-01T00:00:00Z")
+        let lines = [
+            kept,
+            // Same event: other spelling of the same instant, other key order, ignored key.
+            "{\"device_id\":\"d1\",\"profile_id\":\"p1\",\"event_type\":\"sdk_activate\",\"event_id\":\"x\",\"timestamp\":1793491200000,\"extra\":1}",
+            // Anonymous forms are equal.
+            "{\"event_id\":\"x\",\"event_type\":\"sdk_activate\",\"timestamp\":\"2026-11-01T09:00:00+09:00\",\"device_id\":\"d1\",\"profile_id\":\"p1\",\"customer_user_id\":null}",
+            event("x", "sdk_activate", "2026-11-01T00:00:00Z", profile: "p2"),
+            event("x", "identify", "2026-11-01T00:00:00Z", cuid: "u"),
+            event("y", "paywall_shown", "2026-11-02T00:00:00.123456Z"),
+            "{\"event_id\":\"x\"", // rejected lines never claim an id
+        ]
+        let result = try analyze(lines: lines)
+        XCTAssertEqual(result.quality("lines"), "7")
+        XCTAssertEqual(result.quality("events"), "2")
+        XCTAssertEqual(result.quality("duplicates"), "4")
+        XCTAssertEqual(result.quality("conflicting_duplicates"), "2")
+        XCTAssertEqual(result.quality("rejected"), "1")
+        XCTAssertEqual(result.quality("unknown_event_type"), "1")
+        XCTAssertEqual(result.quality("events_sdk_activate"), "1")
+        XCTAssertEqual(result.quality("first_event"), "2026-11-01T00:00:00.000Z")
+        XCTAssertEqual(result.quality("last_event"), "2026-11-02T00:00:00.123Z")
+        // The kept copy is the first in input order, so p2 never installs.
+        XCTAssertEqual(result.installsText, "date,by_device_id,by_customer_user_id,by_profile_id\n2026-11-01,1,0,1\n")
+    }
+
+    func testQualityRowsInSpecOrder() throws {
+        let result = try analyze(lines: ["", "   ", "[1]", event("a", "logout", "2026-11-01T00:00:00Z")])
+        XCTAssertEqual(result.qualityText.split(separator: "\n").map { $0.split(separator: ",")[0] }, [
+            "metric", "files", "bytes_read", "bytes_decoded", "lines", "events", "duplicates", "conflicting_duplicates",
+            "rejected", "rejected_line_too_long", "rejected_invalid_json", "rejected_not_an_object",
+            "rejected_missing_field", "rejected_wrong_type", "rejected_bad_timestamp", "rejected_bad_action",
+            "unknown_event_type", "events_sdk_activate", "events_identify", "events_logout",
+            "events_onboarding_state_updated", "events_onboarding_analytics", "first_event", "last_event",
+        ])
+        XCTAssertEqual(result.quality("lines"), "2")
+        XCTAssertEqual(result.quality("rejected_not_an_object"), "1")
+        XCTAssertEqual(result.rejectsText, "file,line,reason\n\(result.rejects[0].file),3,not_an_object\n")
+    }
+
+    func testEmptyInputGivesHeadersOnly() throws {
+        let result = try analyze(lines: [])
+        XCTAssertEqual(result.installsText, "date,by_device_id,by_customer_user_id,by_profile_id\n")
+        XCTAssertEqual(result.switchesText, "date,trigger,switches,devices\n")
+        XCTAssertEqual(result.quality("first_event"), "")
+    }
+}
