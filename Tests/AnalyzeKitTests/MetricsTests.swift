@@ -141,6 +141,16 @@ final class MetricsTests: XCTestCase {
             """)
     }
 
+    func testQuizLabelsAreQuotedForCSV() throws {
+        let lines = [
+            event("1", "onboarding_state_updated", "2026-11-01T00:00:01Z", profile: "p1",
+                  action: answer("o,1", "q\\\"x", "select", [("id\\nnl", "v\\r", "two\\nlines, \\\"quoted\\\" 🎉")])),
+        ]
+        XCTAssertEqual(try analyze(lines: lines).quizText,
+                       "onboarding_id,element_id,question_type,option_id,option_value,option_label,respondents,share,selections\n"
+                       + "\"o,1\",\"q\"\"x\",select,\"id\nnl\",\"v\r\",\"two\nlines, \"\"quoted\"\" 🎉\",1,1.0000,1\n")
+    }
+
     func testShareRoundsHalfAwayFromZeroWithFourDecimals() {
         func share(_ n: Int, _ d: Int) -> String {
             QuizAnswerRow(onboardingID: [], elementID: [], questionType: "", optionID: [], optionValue: [],

@@ -16,7 +16,7 @@ final class TemporaryDirectory {
     @discardableResult
     func write(_ name: String, _ bytes: [UInt8]) -> String {
         let file = path + "/" + name
-        FileManager.default.createFile(atPath: file, contents: Data(bytes))
+        _ = FileManager.default.createFile(atPath: file, contents: Data(bytes))
         return file
     }
 

@@ -166,7 +166,7 @@ struct PartialAggregate {
             key: parser.withBytes(of: event.eventID) { EventKey($0) },
             position: position,
             instant: event.instant,
-            fingerprint: event.actionFingerprint,
+            fingerprint: event.contentFingerprint,
             idOffset: idOffset,
             idCount: idCount,
             answer: answer,

@@ -60,8 +60,10 @@ struct EventParser {
         guard scanTopLevel(&scanner, from: first, into: &envelope) else { return .rejected(.invalidJSON) }
 
         var type = EventType.unknown
+        var typeName = StringRef.empty
         if let value = envelope.eventType, value.kind == .string {
-            type = withBytes(of: string(value, in: scanner)) { EventType(matching: $0) }
+            typeName = string(value, in: scanner)
+            type = withBytes(of: typeName) { EventType(matching: $0) }
         }
 
         // Repeated keys the SPEC reads inside `action` are invalid JSON too.
@@ -133,7 +135,12 @@ struct EventParser {
             parsed.answerKind = action.answerKind
         }
         event = parsed
-        if type.isOnboarding { event.actionFingerprint = actionFingerprint() }
+        if type.isOnboarding {
+            event.contentFingerprint = actionFingerprint()
+        } else if type == .unknown {
+            // Unknown types differ by their spelling, which the type enum hides.
+            event.contentFingerprint = withBytes(of: typeName) { ByteHash.hash($0, seed: 3) }
+        }
         return .accepted
     }
 

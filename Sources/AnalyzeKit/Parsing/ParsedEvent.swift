@@ -45,6 +45,8 @@ struct ParsedEvent {
     var analyticsName: StringRef?
     var paramsType: StringRef?
     var answerKind = AnswerKind.none
-    /// A hash of the action fields a duplicate is compared on (SPEC §2 Duplicates).
-    var actionFingerprint: UInt64 = 0
+    /// A hash of what a duplicate is compared on beyond the fields above
+    /// (SPEC §2 Duplicates): the action fields of onboarding events, the
+    /// `event_type` spelling of unknown ones.
+    var contentFingerprint: UInt64 = 0
 }

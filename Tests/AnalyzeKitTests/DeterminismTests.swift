@@ -1,0 +1,129 @@
+import EventGenerator
+import XCTest
+@testable import AnalyzeKit
+
+/// SPEC §7: the same bytes give the same outputs whatever the thread count;
+/// installs, switches and quiz answers depend only on the set of kept events.
+final class DeterminismTests: XCTestCase {
+    private static let configuration = GeneratorConfiguration(seed: 11, events: 6_000, days: 9, noise: 0.04, crlf: true)
+    private static let (export, report) = generateExportWithReport(configuration)
+
+    private func run(_ paths: [String], threads: Int) throws -> AnalysisResult {
+        try Analyzer(options: AnalyzeOptions(paths: paths, threads: threads)).analyze()
+    }
+
+    /// The three outputs that depend only on the kept events.
+    private func eventOutputs(_ result: AnalysisResult) -> [[UInt8]] {
+        [result.installsCSV(), result.profileSwitchesCSV(), result.quizAnswersCSV()]
+    }
+
+    func testThreadCountNeverChangesAnyByte() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.write("events.ndjson.gz", generateGzipExport(Self.configuration, members: 3))
+        let one = try run([path], threads: 1).csvFiles()
+        for threads in [2, 3, 8] {
+            let many = try run([path], threads: threads).csvFiles()
+            for (a, b) in zip(one, many) { XCTAssertEqual(a.contents, b.contents, "\(a.name) with \(threads) threads") }
+        }
+    }
+
+    func testQualityMatchesTheGeneratorsOwnCount() throws {
+        let directory = TemporaryDirectory()
+        let result = try run([directory.write("events.ndjson", Self.export)], threads: 2)
+        let expected = Self.report
+        XCTAssertEqual(result.quality.lines, expected.lines)
+        XCTAssertEqual(result.quality.events, expected.events)
+        XCTAssertEqual(result.quality.duplicates, expected.duplicates)
+        XCTAssertEqual(result.quality.conflictingDuplicates, expected.conflictingDuplicates)
+        XCTAssertEqual(result.quality.rejectedByReason, expected.rejectedByReason)
+        XCTAssertEqual(result.quality.unknownEventTypes, expected.unknownEventType)
+        XCTAssertEqual(result.quality.lines, result.quality.events + result.quality.duplicates + result.quality.rejected)
+    }
+
+    func testShuffledAndSplitLinesGiveTheSameMetrics() throws {
+        // Without noise every line is a distinct, valid event, so any order keeps the same set.
+        let clean = GeneratorConfiguration(seed: 5, events: 5_000, days: 7)
+        let lines = generateExport(clean).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).map(Array.init)
+        let directory = TemporaryDirectory()
+        let reference = eventOutputs(try run([directory.write("ordered.ndjson", lines.joined(separator: [0x0A]) + [0x0A])], threads: 2))
+        var rng = SystemRandomNumberGenerator()
+        for round in 0..<3 {
+            let shuffled = lines.shuffled(using: &rng)
+            let cut1 = Int.random(in: 1..<(shuffled.count / 2), using: &rng)
+            let cut2 = Int.random(in: (shuffled.count / 2)..<shuffled.count, using: &rng)
+            let parts = [shuffled[..<cut1], shuffled[cut1..<cut2], shuffled[cut2...]].map { Array($0.joined(separator: [0x0A])) + [0x0A] }
+            let paths = [
+                directory.write("r\(round)-a.ndjson", parts[0]),
+                directory.write("r\(round)-b.ndjson.gz", gzip(parts[1])),
+                directory.write("r\(round)-c.ndjson", parts[2]),
+            ]
+            XCTAssertEqual(eventOutputs(try run(paths, threads: round + 1)), reference, "round \(round)")
+        }
+    }
+
+    func testGzipMemberBoundariesChangeNothingButStoredBytes() throws {
+        let directory = TemporaryDirectory()
+        let plain = try run([directory.write("plain.ndjson", Self.export)], threads: 2)
+        for members in [1, 2, 7] {
+            let packed = try run([directory.write("m\(members).gz", generateGzipExport(Self.configuration, members: members))], threads: 2)
+            XCTAssertEqual(eventOutputs(packed), eventOutputs(plain), "\(members) members")
+            XCTAssertEqual(packed.rejects.map(\.line), plain.rejects.map(\.line))
+            XCTAssertEqual(packed.rejects.map(\.reason), plain.rejects.map(\.reason))
+            var quality = packed.quality
+            quality.bytesRead = plain.quality.bytesRead
+            XCTAssertEqual(quality, plain.quality)
+        }
+    }
+
+    /// Partials merged in any grouping and order give the same result as one
+    /// partial that saw every chunk (the merge is associative and commutative).
+    func testPartialsMergeInAnyOrder() throws {
+        let text = Self.export
+        var chunks: [Chunk] = []
+        var start = 0
+        var sequence = 0
+        var rng = SystemRandomNumberGenerator()
+        while start < text.count {
+            var end = min(text.count, start + Int.random(in: 1_000...40_000, using: &rng))
+            while end < text.count && text[end - 1] != 0x0A { end += 1 }
+            let chunk = Chunk(capacity: end - start)
+            text[start..<end].withUnsafeBytes { chunk.storage.copyMemory(from: $0) }
+            chunk.count = end - start
+            chunk.sequence = sequence
+            chunks.append(chunk)
+            sequence += 1
+            start = end
+        }
+        func result(of partial: PartialAggregate) -> [[UInt8]] {
+            AnalysisResult(merged: partial, files: [InputFile(displayName: "x", location: .standardInput)],
+                           bytesRead: 0, bytesDecoded: 0, timeZone: .utc).csvFiles().map(\.contents)
+        }
+        var whole = PartialAggregate(maxLineBytes: 1 << 20, maxRejectRows: 50)
+        for chunk in chunks { whole.consume(chunk) }
+        let expected = result(of: whole)
+        for round in 0..<4 {
+            var partials = (0..<(round + 2)).map { _ in PartialAggregate(maxLineBytes: 1 << 20, maxRejectRows: 50) }
+            for chunk in chunks { partials[Int.random(in: 0..<partials.count, using: &rng)].consume(chunk) }
+            partials.shuffle(using: &rng)
+            // Merge as a random binary tree.
+            while partials.count > 1 {
+                let i = Int.random(in: 0..<(partials.count - 1), using: &rng)
+                var left = partials.remove(at: i)
+                left.merge(partials.remove(at: i))
+                partials.insert(left, at: i)
+            }
+            XCTAssertEqual(result(of: partials[0]), expected, "round \(round)")
+        }
+    }
+
+    func testUnknownTypeSpellingsAreConflicts() throws {
+        let lines = [
+            "{\"event_id\":\"x\",\"event_type\":\"paywall_shown\",\"timestamp\":0}",
+            "{\"event_id\":\"x\",\"event_type\":\"app_open\",\"timestamp\":0}",
+            "{\"event_id\":\"x\",\"timestamp\":0,\"event_type\":\"paywall_shown\"}",
+        ]
+        let result = try analyze(lines: lines)
+        XCTAssertEqual(result.quality.duplicates, 2)
+        XCTAssertEqual(result.quality.conflictingDuplicates, 1)
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import XCTest
+
+/// The built binary end to end: outputs, messages and exit codes (SPEC §5, §6).
+final class CommandLineTests: XCTestCase {
+    private let csvNames = ["installs.csv", "profile_switches.csv", "quiz_answers.csv", "quality.csv", "rejects.csv"]
+
+    private func sample(_ name: String) -> String {
+        AnalyzeBinary.repositoryRoot.appendingPathComponent("sample-data").appendingPathComponent(name).path
+    }
+
+    func testSampleDataReproducesTheGoldenCSVs() throws {
+        let scratch = Scratch()
+        let out = scratch.path + "/out"
+        // As the README runs it: from the repository root, with the relative path.
+        let run = try AnalyzeBinary.run(["--out", out, "--threads", "3", "sample-data/"], in: AnalyzeBinary.repositoryRoot.path)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.stdout, "")
+        XCTAssertTrue(run.stderr.hasPrefix("analyze: "), run.stderr)
+        for name in csvNames {
+            let expected = try Data(contentsOf: URL(fileURLWithPath: sample("expected/" + name)))
+            let actual = try Data(contentsOf: URL(fileURLWithPath: out + "/" + name))
+            XCTAssertEqual(actual, expected, "\(name) differs from sample-data/expected/\(name)")
+        }
+        XCTAssertEqual(Set(Scratch.snapshot(out).keys), Set(csvNames), "no temporary files are left behind")
+    }
+
+    func testHelpAndVersionGoToStandardOutput() throws {
+        let help = try AnalyzeBinary.run(["--help"])
+        XCTAssertEqual(help.status, 0)
+        XCTAssertTrue(help.stdout.hasPrefix("Usage: analyze"))
+        XCTAssertTrue(help.stdout.contains("--max-reject-rate R"))
+        XCTAssertEqual(help.stderr, "")
+        let version = try AnalyzeBinary.run(["--version"])
+        XCTAssertEqual(version.status, 0)
+        XCTAssertTrue(version.stdout.hasPrefix("analyze "), version.stdout)
+        XCTAssertTrue(version.stdout.contains("inflater: "), version.stdout)
+    }
+
+    func testUsageErrorsExitOneAndWriteNothing() throws {
+        let scratch = Scratch()
+        let out = scratch.path + "/out"
+        for arguments in [
+            [String](), ["--bogus", "x"], ["--threads", "0", "x"], ["--max-line-bytes", "0", "x"],
+            ["--max-reject-rows", "-1", "x"], ["--timezone", "Asia/tokyo", "x"], ["--timezone", "+0900", "x"],
+            ["-", "-"], ["x", "--out"], ["--threads=abc", "x"],
+        ] {
+            let run = try AnalyzeBinary.run(["--out", out] + arguments)
+            XCTAssertEqual(run.status, 1, "\(arguments): \(run.stderr)")
+            XCTAssertTrue(run.stderr.hasPrefix("analyze: "), run.stderr)
+            XCTAssertEqual(run.stdout, "")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out), "\(arguments) created --out")
+        }
+    }
+
+    func testInputErrorsExitTwoAndLeaveEarlierOutputsUntouched() throws {
+        let scratch = Scratch()
+        let out = scratch.path + "/out"
+        XCTAssertEqual(try AnalyzeBinary.run(["--quiet", "--out", out, sample("events.ndjson.gz")]).status, 0)
+        let before = Scratch.snapshot(out)
+        XCTAssertEqual(before.count, 5)
+
+        let gz = try Data(contentsOf: URL(fileURLWithPath: sample("events.ndjson.gz")))
+        let truncated = scratch.write("truncated.ndjson.gz", gz.prefix(gz.count / 2))
+        var run = try AnalyzeBinary.run(["--out", out, sample("events.ndjson.gz"), truncated])
+        XCTAssertEqual(run.status, 2)
+        XCTAssertTrue(run.stderr.hasPrefix("analyze: "), run.stderr)
+        XCTAssertTrue(run.stderr.contains(truncated), run.stderr)
+        XCTAssertTrue(run.stderr.contains("byte offset"), run.stderr)
+        XCTAssertEqual(Scratch.snapshot(out), before)
+
+        run = try AnalyzeBinary.run(["--out", out, scratch.path + "/missing.ndjson"])
+        XCTAssertEqual(run.status, 2)
+        XCTAssertTrue(run.stderr.contains("missing.ndjson"), run.stderr)
+        XCTAssertEqual(Scratch.snapshot(out), before)
+    }
+
+    func testRejectRateExceededExitsThreeAndWritesNothing() throws {
+        let scratch = Scratch()
+        let out = scratch.path + "/out"
+        let input = scratch.write("half.ndjson", Data("""
+            {"event_id":"a","event_type":"logout","timestamp":0,"device_id":"d","profile_id":"p"}
+            not json
+
+            """.utf8))
+        var run = try AnalyzeBinary.run(["--out", out, "--max-reject-rate", "0.49", input])
+        XCTAssertEqual(run.status, 3, run.stderr)
+        XCTAssertTrue(run.stderr.hasPrefix("analyze: "))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+        // Exactly at the rate is not "more than".
+        run = try AnalyzeBinary.run(["--quiet", "--out", out, "--max-reject-rate", "0.5", input])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.stderr, "")
+        let rejects = try String(contentsOfFile: out + "/rejects.csv", encoding: .utf8)
+        XCTAssertEqual(rejects, "file,line,reason\n\(input),2,invalid_json\n")
+    }
+
+    func testStandardInputIsReadAsDash() throws {
+        let scratch = Scratch()
+        let out = scratch.path + "/out"
+        let gz = try Data(contentsOf: URL(fileURLWithPath: sample("events.ndjson.gz")))
+        let piped = try AnalyzeBinary.run(["--quiet", "--out", out, "-"], stdin: gz)
+        XCTAssertEqual(piped.status, 0, piped.stderr)
+        let fromFile = scratch.path + "/file"
+        XCTAssertEqual(try AnalyzeBinary.run(["--quiet", "--out", fromFile, sample("events.ndjson.gz")]).status, 0)
+        for name in ["installs.csv", "profile_switches.csv", "quiz_answers.csv"] {
+            XCTAssertEqual(FileManager.default.contents(atPath: out + "/" + name),
+                           FileManager.default.contents(atPath: fromFile + "/" + name), name)
+        }
+        let rejects = try String(contentsOfFile: out + "/rejects.csv", encoding: .utf8)
+        XCTAssertTrue(rejects.split(separator: "\n").dropFirst().allSatisfy { $0.hasPrefix("-,") })
+    }
+
+    func testUnwritableOutputIsAnErrorBeforeReading() throws {
+        let scratch = Scratch()
+        let file = scratch.write("plain-file", Data("x".utf8))
+        let run = try AnalyzeBinary.run(["--out", file, sample("events.ndjson.gz")])
+        XCTAssertEqual(run.status, 2)
+        XCTAssertTrue(run.stderr.contains(file), run.stderr)
+    }
+}
