@@ -7,6 +7,7 @@ import Musl
 #endif
 
 signal(SIGPIPE, SIG_IGN)
+InterruptCleanup.install()
 
 func fail(_ error: AnalyzeError) -> Never {
     StandardError.write("analyze: \(error.message)\n")

@@ -40,22 +40,32 @@ struct OutputDirectory {
     /// Writes `files` atomically into the directory, creating it if needed.
     func write(_ files: [(name: String, contents: [UInt8])]) throws(AnalyzeError) {
         try createDirectories(path)
-        var written: [(temporary: String, final: String)] = []
+        var written: [(temporary: String, final: String, slot: Int?)] = []
+        func removeTemporaries() {
+            for file in written {
+                unlink(file.temporary)
+                InterruptCleanup.unregister(file.slot)
+            }
+        }
         do throws(AnalyzeError) {
             for file in files {
                 let final = path + "/" + file.name
                 let temporary = path + "/." + file.name + ".tmp-\(getpid())"
-                written.append((temporary, final))
+                written.append((temporary, final, InterruptCleanup.register(temporary)))
                 try Self.writeFile(temporary, file.contents)
             }
         } catch {
-            for file in written { unlink(file.temporary) }
+            removeTemporaries()
             throw error
         }
-        for file in written where rename(file.temporary, file.final) != 0 {
-            let reason = String(cString: strerror(errno))
-            for file in written { unlink(file.temporary) }
-            throw .input("cannot write '\(file.final)': \(reason)")
+        // All renames or none: an interrupt waits until they are done.
+        try InterruptCleanup.withSignalsBlocked { () throws(AnalyzeError) in
+            for file in written where rename(file.temporary, file.final) != 0 {
+                let reason = String(cString: strerror(errno))
+                removeTemporaries()
+                throw .input("cannot write '\(file.final)': \(reason)")
+            }
+            for file in written { InterruptCleanup.unregister(file.slot) }
         }
     }
 

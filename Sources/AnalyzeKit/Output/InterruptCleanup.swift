@@ -1,0 +1,63 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Removes this run's temporary output files when SIGINT or SIGTERM arrives,
+/// then exits with 128 + the signal (130 / 143), leaving earlier outputs as
+/// they were.
+///
+/// The handler may only use async-signal-safe calls, so the paths live in a
+/// fixed table of C strings filled before each temporary file is created.
+public enum InterruptCleanup {
+    static let capacity = 16
+    nonisolated(unsafe) fileprivate static let paths: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> = {
+        let table = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: capacity)
+        table.initialize(repeating: nil, count: capacity)
+        return table
+    }()
+
+    /// Installs the handlers (call once, from the executable).
+    public static func install() {
+        _ = paths
+        signal(SIGINT, handle)
+        signal(SIGTERM, handle)
+    }
+
+    /// Remembers `path` for removal on interrupt; returns its slot.
+    static func register(_ path: String) -> Int? {
+        for slot in 0..<capacity where paths[slot] == nil {
+            paths[slot] = strdup(path)
+            return slot
+        }
+        return nil
+    }
+
+    static func unregister(_ slot: Int?) {
+        guard let slot, let path = paths[slot] else { return }
+        paths[slot] = nil
+        free(path)
+    }
+
+    /// Runs `body` with SIGINT and SIGTERM held back, so a group of renames
+    /// is never cut in half.
+    static func withSignalsBlocked<R>(_ body: () throws(AnalyzeError) -> R) throws(AnalyzeError) -> R {
+        var blocked = sigset_t(), previous = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGINT)
+        sigaddset(&blocked, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        return try body()
+    }
+}
+
+private func handle(_ signal: Int32) {
+    for slot in 0..<InterruptCleanup.capacity {
+        if let path = InterruptCleanup.paths[slot] { unlink(path) }
+    }
+    let message: StaticString = "\nanalyze: interrupted; no output written\n"
+    _ = write(STDERR_FILENO, message.utf8Start, message.utf8CodeUnitCount)
+    _exit(128 + signal)
+}
