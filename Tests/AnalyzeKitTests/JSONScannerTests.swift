@@ -95,3 +95,26 @@ final class JSONScannerTests: XCTestCase {
         XCTAssertFalse(repeated("{\"\u{E9}\":1,\"e\u{301}\":2}"))
     }
 }
+
+extension JSONScannerTests {
+    /// Regression: keys sharing a prefix must all be compared, not only neighbours.
+    func testRepeatedKeysWithASharedPrefixAreFound() {
+        func repeated(_ text: String) -> Bool {
+            Array(text.utf8).withUnsafeBytes { raw in
+                var occurrences: [KeyOccurrence] = []
+                var scratch: [UInt8] = []
+                return JSONScanner(raw).hasRepeatedKey(inValueAt: 0, occurrences: &occurrences, scratch: &scratch)
+            }
+        }
+        XCTAssertTrue(repeated("{\"abcdefgh1\":1,\"abcdefgh2\":2,\"abcdefgh1\":3}"))
+        XCTAssertTrue(repeated("{\"abcdefgh2\":1,\"abcdefgh1\":2,\"abcdefgh3\":0,\"abcdefgh2\":3}"))
+        XCTAssertFalse(repeated("{\"abcdefgh1\":1,\"abcdefgh2\":2,\"abcdefgh3\":3}"))
+        let many = (0..<3000).map { "\"key\($0)\":\($0)" }.joined(separator: ",")
+        XCTAssertFalse(repeated("{" + many + "}"))
+        XCTAssertTrue(repeated("{" + many + ",\"key1234\":0}"))
+        // Many keys with one prefix and length must not take quadratic time.
+        let alike = (0..<50_000).map { "\"prefix_\(100_000 + $0)\":0" }.joined(separator: ",")
+        XCTAssertFalse(repeated("{" + alike + "}"))
+        XCTAssertTrue(repeated("{" + alike + ",\"prefix_100007\":1}"))
+    }
+}

@@ -84,10 +84,10 @@ extension EventParser {
     ) -> Bool? {
         enum ParamsType { case select, multiSelect, input, datePicker, other }
         let kind: ParamsType = withBytes(of: typeRef) { bytes in
-            if bytes.elementsEqual("select".utf8) { return .select }
-            if bytes.elementsEqual("multiSelect".utf8) { return .multiSelect }
-            if bytes.elementsEqual("input".utf8) { return .input }
-            if bytes.elementsEqual("datePicker".utf8) { return .datePicker }
+            if bytes.equals("select") { return .select }
+            if bytes.equals("multiSelect") { return .multiSelect }
+            if bytes.equals("input") { return .input }
+            if bytes.equals("datePicker") { return .datePicker }
             return .other
         }
         switch kind {
@@ -140,8 +140,7 @@ extension EventParser {
     private mutating func readMembers(of object: JSONValue, keys: [StaticString], in scanner: JSONScanner) -> [JSONValue?]? {
         var found = [JSONValue?](repeating: nil, count: keys.count)
         scanner.forEachMember(ofObjectAt: object.start, scratch: &scratchForKeys) { key, value in
-            for (k, name) in keys.enumerated() where key.count == name.utf8CodeUnitCount
-                && key.elementsEqual(UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)) {
+            for (k, name) in keys.enumerated() where key.equals(name) {
                 found[k] = value
             }
             return true

@@ -227,16 +227,34 @@ struct EventParser {
 enum EnvelopeKey {
     case eventID, eventType, timestamp, deviceID, profileID, customerUserID, action
 
+    /// Matches a decoded key by length, then by its bytes.
     init?(matching key: UnsafeRawBufferPointer) {
         switch key.count {
-        case 6 where key.elementsEqual("action".utf8): self = .action
-        case 8 where key.elementsEqual("event_id".utf8): self = .eventID
-        case 9 where key.elementsEqual("timestamp".utf8): self = .timestamp
-        case 9 where key.elementsEqual("device_id".utf8): self = .deviceID
-        case 10 where key.elementsEqual("event_type".utf8): self = .eventType
-        case 10 where key.elementsEqual("profile_id".utf8): self = .profileID
-        case 16 where key.elementsEqual("customer_user_id".utf8): self = .customerUserID
+        case 6 where key.equals("action"): self = .action
+        case 8 where key.equals("event_id"): self = .eventID
+        case 9 where key.equals("timestamp"): self = .timestamp
+        case 9 where key.equals("device_id"): self = .deviceID
+        case 10 where key.equals("event_type"): self = .eventType
+        case 10 where key.equals("profile_id"): self = .profileID
+        case 16 where key.equals("customer_user_id"): self = .customerUserID
         default: return nil
         }
     }
 }
+
+extension UnsafeRawBufferPointer {
+    /// Byte-wise equality with a static ASCII string (no `String` machinery).
+    @inline(__always)
+    func equals(_ literal: StaticString) -> Bool {
+        let n = literal.utf8CodeUnitCount
+        guard count == n else { return false }
+        guard n > 0 else { return true }
+        return memcmp(baseAddress!, literal.utf8Start, n) == 0
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif

@@ -24,11 +24,14 @@ enum EventType: UInt8, CaseIterable, Sendable {
 
     /// Matches the decoded `event_type` bytes, case-sensitively.
     init(matching bytes: UnsafeRawBufferPointer) {
-        for type in Self.known where bytes.elementsEqual(type.name.utf8) {
-            self = type
-            return
+        switch bytes.count {
+        case 6 where bytes.equals("logout"): self = .logout
+        case 8 where bytes.equals("identify"): self = .identify
+        case 12 where bytes.equals("sdk_activate"): self = .sdkActivate
+        case 20 where bytes.equals("onboarding_analytics"): self = .onboardingAnalytics
+        case 24 where bytes.equals("onboarding_state_updated"): self = .onboardingStateUpdated
+        default: self = .unknown
         }
-        self = .unknown
     }
 
     /// Types that carry the device's profile changes (SPEC §4.2).

@@ -137,6 +137,20 @@ struct JSONScanner {
         var i = start + 1
         var escapes = false
         while i < end {
+            // Fast path: skip 8 plain ASCII bytes at a time (no quote, backslash,
+            // control character or non-ASCII byte among them).
+            while i + 8 <= end {
+                let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                let special = Self.specialStringBytes(word)
+                if special != 0 {
+                    // The lowest flagged byte is always a real one (borrows only
+                    // run upward), so jump straight to it.
+                    i += special.trailingZeroBitCount >> 3
+                    break
+                }
+                i += 8
+            }
+            guard i < end else { break }
             let c = base[i]
             if c == UInt8(ascii: "\"") { return (i + 1, escapes) }
             if c == UInt8(ascii: "\\") {
@@ -153,6 +167,20 @@ struct JSONScanner {
             }
         }
         return nil
+    }
+
+    /// The high bit of each byte of `word` that is `"`, `\\`, below 0x20 or above 0x7F (SWAR:
+    /// a byte is zero in `x` exactly when the high bit of `(x - 0x01…) & ~x` is set).
+    @inline(__always)
+    static func specialStringBytes(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let zeroQuote = (quote &- ones) & ~quote
+        let zeroBackslash = (backslash &- ones) & ~backslash
+        let control = (word &- ones &* 0x20) & ~word
+        return (zeroQuote | zeroBackslash | control | word) & highs
     }
 
     /// Validates the escape at the backslash at `i`; a high surrogate `\uD8xx`
@@ -263,6 +291,28 @@ struct JSONScanner {
 }
 
 extension JSONScanner {
+    /// The value starting at `i` in text already validated: scalars are read
+    /// as usual (their flags matter), containers are skipped by counting
+    /// brackets outside strings, without validating again.
+    func validatedValue(at i: Int) -> JSONValue {
+        let c = base[i]
+        guard c == UInt8(ascii: "{") || c == UInt8(ascii: "[") else {
+            var copy = self
+            return copy.scanValue(at: i)!
+        }
+        var depth = 0
+        var j = i
+        repeat {
+            switch base[j] {
+            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1; j += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1; j += 1
+            case UInt8(ascii: "\""): j = scanString(at: j)!.0
+            default: j += 1
+            }
+        } while depth > 0
+        return JSONValue(start: i, end: j, kind: c == UInt8(ascii: "{") ? .object : .array, flag: false)
+    }
+
     /// Walks the members of the object starting at `objectStart` (already
     /// validated), calling `body` with each key's decoded bytes and its value.
     /// `body` returns false to stop early.
@@ -271,7 +321,6 @@ extension JSONScanner {
         scratch: inout [UInt8],
         _ body: (UnsafeRawBufferPointer, JSONValue) -> Bool
     ) {
-        var copy = self
         var i = skipWhitespace(objectStart + 1)
         guard i < end, base[i] != UInt8(ascii: "}") else { return }
         while true {
@@ -279,7 +328,7 @@ extension JSONScanner {
             let keyStart = i
             i = skipWhitespace(afterKey)
             i = skipWhitespace(i + 1)  // ':'
-            guard let value = copy.scanValue(at: i) else { return }
+            let value = validatedValue(at: i)
             let keep: Bool
             if keyEscapes {
                 decodeString(JSONValue(start: keyStart, end: afterKey, kind: .string, flag: true), into: &scratch)
@@ -296,10 +345,10 @@ extension JSONScanner {
 
     /// Walks the elements of the array starting at `arrayStart` (already validated).
     func forEachElement(ofArrayAt arrayStart: Int, _ body: (JSONValue) -> Bool) {
-        var copy = self
         var i = skipWhitespace(arrayStart + 1)
         guard i < end, base[i] != UInt8(ascii: "]") else { return }
-        while let value = copy.scanValue(at: i) {
+        while true {
+            let value = validatedValue(at: i)
             guard body(value) else { return }
             i = skipWhitespace(value.end)
             guard i < end, base[i] == UInt8(ascii: ",") else { return }
@@ -407,10 +456,11 @@ struct ContainerStack {
     }
 }
 
-/// A key seen while looking for repeated keys: its object and hash.
+/// A key seen while looking for repeated keys: its object and bytes.
 struct KeyOccurrence {
     var object: Int
-    var hash: UInt64
+    /// The first (up to) 8 raw bytes and the length: a cheap filter before bytes are compared.
+    var prefix: UInt64
     var start: Int
     var end: Int
     var hasEscapes: Bool
@@ -420,46 +470,48 @@ extension JSONScanner {
     /// Whether any object inside the (validated) value at `start`, itself
     /// included, has a key twice (compared on decoded bytes).
     ///
-    /// Walks iteratively; collects every key with its object number in
-    /// `occurrences`, then sorts by (object, hash) so repeats are neighbours:
-    /// O(k log k) for k keys even when one object holds thousands.
+    /// One iterative walk collects every key with its object number; objects
+    /// are then checked one by one: small ones pairwise (cheap prefix filter
+    /// first), large ones by sorting, so even an object with thousands of keys
+    /// costs O(k log k).
     func hasRepeatedKey(inValueAt start: Int, occurrences: inout [KeyOccurrence], scratch: inout [UInt8]) -> Bool {
         occurrences.removeAll(keepingCapacity: true)
-        var objects: [Int] = []   // open containers: object number, or -1 for arrays
+        var objects = ContainerStack()   // kinds of the open containers
+        var openObjects: [Int] = []      // numbers of the open objects, innermost last
         var nextObject = 0
         var i = start
         var expectKey = false
         while i < end {
-            let c = base[i]
-            switch c {
+            switch base[i] {
             case UInt8(ascii: "{"):
-                objects.append(nextObject)
+                objects.push(true)
+                openObjects.append(nextObject)
                 nextObject += 1
                 expectKey = true
                 i += 1
             case UInt8(ascii: "["):
-                objects.append(-1)
+                objects.push(false)
                 expectKey = false
                 i += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                objects.removeLast()
+            case UInt8(ascii: "}"):
+                objects.pop()
+                openObjects.removeLast()
                 i += 1
-                if objects.isEmpty { i = end }
+                if objects.last == nil { i = end }
+            case UInt8(ascii: "]"):
+                objects.pop()
+                i += 1
+                if objects.last == nil { i = end }
             case UInt8(ascii: ","):
-                expectKey = (objects.last ?? -1) >= 0
+                expectKey = objects.last == true
                 i += 1
             case UInt8(ascii: "\""):
                 let (after, escapes) = scanString(at: i)!
                 if expectKey {
-                    let key = JSONValue(start: i, end: after, kind: .string, flag: escapes)
-                    let hash: UInt64
-                    if escapes {
-                        decodeString(key, into: &scratch)
-                        hash = scratch.withUnsafeBytes { ByteHash.hash($0) }
-                    } else {
-                        hash = ByteHash.hash(rawContent(key))
-                    }
-                    occurrences.append(KeyOccurrence(object: objects.last!, hash: hash, start: i, end: after, hasEscapes: escapes))
+                    let length = after - i - 2
+                    var prefix = UInt64(truncatingIfNeeded: length) << 56
+                    for k in 0..<min(length, 7) { prefix |= UInt64(base[i + 1 + k]) << (8 * UInt64(k)) }
+                    occurrences.append(KeyOccurrence(object: openObjects.last!, prefix: prefix, start: i, end: after, hasEscapes: escapes))
                     expectKey = false
                 }
                 i = after
@@ -468,11 +520,43 @@ extension JSONScanner {
             }
         }
         guard occurrences.count > 1 else { return false }
-        occurrences.sort { ($0.object, $0.hash) < ($1.object, $1.hash) }
-        for k in 1..<occurrences.count {
-            let a = occurrences[k - 1], b = occurrences[k]
-            guard a.object == b.object && a.hash == b.hash else { continue }
-            if decodedKey(a).elementsEqual(decodedKey(b)) { return true }
+        if occurrences.contains(where: \.hasEscapes) {
+            // Rare: compare decoded keys per object after sorting.
+            occurrences.sort { ($0.object, $0.start) < ($1.object, $1.start) }
+            var decoded: [[UInt8]] = []
+            var objectStart = 0
+            while objectStart < occurrences.count {
+                var objectEnd = objectStart
+                while objectEnd < occurrences.count && occurrences[objectEnd].object == occurrences[objectStart].object { objectEnd += 1 }
+                decoded = occurrences[objectStart..<objectEnd].map { decodedKey($0) }
+                if Set(decoded).count != decoded.count { return true }
+                objectStart = objectEnd
+            }
+            return false
+        }
+        // Group keys by object and prefix; compare every pair inside a group.
+        occurrences.sort { ($0.object, $0.prefix) < ($1.object, $1.prefix) }
+        var groupStart = 0
+        for k in 1...occurrences.count {
+            if k < occurrences.count && occurrences[k].object == occurrences[groupStart].object
+                && occurrences[k].prefix == occurrences[groupStart].prefix {
+                continue
+            }
+            if k - groupStart > 16 {
+                // Many keys alike (adversarial input): hash whole keys instead.
+                var seen = Set<[UInt8]>()
+                for key in occurrences[groupStart..<k] where !seen.insert(decodedKey(key)).inserted { return true }
+            } else if k - groupStart > 1 {
+                for x in groupStart..<(k - 1) {
+                    for y in (x + 1)..<k {
+                        let a = occurrences[x], b = occurrences[y]
+                        if a.end - a.start == b.end - b.start && memcmp(base + a.start, base + b.start, a.end - a.start) == 0 {
+                            return true
+                        }
+                    }
+                }
+            }
+            groupStart = k
         }
         return false
     }
@@ -485,3 +569,9 @@ extension JSONScanner {
         return bytes
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
