@@ -1,5 +1,13 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
+
+// ISA-L's inflate is about twice as fast as zlib's. It is used when its header is
+// installed (Debian: libisal-dev) — no flag needed; zlib is the path that always
+// builds. ANALYZE_INFLATER=zlib forces zlib (CI tests both; use a fresh
+// --scratch-path, since SwiftPM caches the evaluated manifest).
+let useISAL = ProcessInfo.processInfo.environment["ANALYZE_INFLATER"] != "zlib"
+    && FileManager.default.fileExists(atPath: "/usr/include/isa-l/igzip_lib.h")
 
 let package = Package(
     name: "analyze",
@@ -16,8 +24,14 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // ISA-L's inflate (Debian: libisal-dev), linked only when `useISAL`.
+        .systemLibrary(name: "CISAL", providers: [.apt(["libisal-dev"])]),
         // The engine: input → parsing → metrics → pipeline → output.
-        .target(name: "AnalyzeKit", dependencies: ["CZlib"]),
+        .target(
+            name: "AnalyzeKit",
+            dependencies: useISAL ? ["CZlib", "CISAL"] : ["CZlib"],
+            swiftSettings: useISAL ? [.define("ANALYZE_ISAL")] : []
+        ),
         // The thin command-line front end.
         .executableTarget(name: "analyze", dependencies: ["AnalyzeKit"]),
         // Deterministic, seeded synthetic exports for tests, samples and benchmarks.

@@ -24,7 +24,7 @@ final class DecodedTextSource {
         let prefix = [UInt8](head[..<count])
         isGzip = count >= 2 && prefix[0] == 0x1f && prefix[1] == 0x8b
         if isGzip {
-            inflater = try GzipInflater(reader: reader, prefix: prefix)
+            inflater = GzipInflater(reader: reader, prefix: prefix)
             pending = []
         } else {
             inflater = nil

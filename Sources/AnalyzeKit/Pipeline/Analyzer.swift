@@ -1,4 +1,3 @@
-import CZlib
 import Dispatch
 import Synchronization
 
@@ -16,9 +15,7 @@ public struct Analyzer: Sendable {
     public static let version = "0.1.0"
 
     /// The gzip inflater this build uses.
-    public static var inflaterDescription: String {
-        "zlib " + String(cString: zlibVersion())
-    }
+    public static var inflaterDescription: String { DefaultInflateBackend.name }
 
     /// Live counters for a progress display (read from any thread).
     public final class Progress: Sendable {
