@@ -10,33 +10,43 @@ struct EventKey: Hashable {
     }
 }
 
-/// One accepted event, reduced to what the metrics read.
+/// One accepted event, reduced to what the metrics read (64 bytes).
 ///
-/// Identities are ids of the partial's ``Interner`` plus one (0 = none). The
-/// `event_id` bytes are kept (in `PartialAggregate.eventIDs`) only for events
-/// whose ordering ties matter: identity events and quiz answers.
+/// Identities are ids of the partial's ``Interner`` plus one (0 = none).
+/// Identity events and quiz answers also have an ``EventExtra`` (their
+/// `event_id` bytes, for ordering ties, and their answer).
 struct EventRecord {
     var key: EventKey
     /// Input order: chunk sequence << 32 | line index in the chunk.
     var position: UInt64
-    var instant: Instant
+    var seconds: Int64
     var fingerprint: UInt64
-    var idOffset: Int
-    var idCount: Int32
-    /// Index into `PartialAggregate.answers`, or -1.
-    var answer: Int32
+    var nanoseconds: UInt32
+    /// Index into `PartialAggregate.extras`, or -1.
+    var extra: Int32
     var device: UInt32
     var profile: UInt32
     var customerUser: UInt32
     var type: EventType
 
+    var instant: Instant { Instant(seconds: seconds, nanoseconds: nanoseconds) }
+
     /// Whether a dropped duplicate differs from the kept one in anything the
     /// metrics read (SPEC §2, conflicting duplicates).
     func hasSameContent(as other: EventRecord) -> Bool {
-        type == other.type && instant == other.instant && device == other.device
-            && profile == other.profile && customerUser == other.customerUser
+        type == other.type && seconds == other.seconds && nanoseconds == other.nanoseconds
+            && device == other.device && profile == other.profile && customerUser == other.customerUser
             && fingerprint == other.fingerprint
     }
+}
+
+/// What only identity events and quiz answers carry: where their `event_id`
+/// bytes are (ordering ties) and their answer, if any.
+struct EventExtra {
+    var idOffset: Int
+    var idCount: Int32
+    /// Index into `PartialAggregate.answers`, or -1.
+    var answer: Int32
 }
 
 /// Accepted events keyed by `event_id`: the first in input order is kept,

@@ -57,6 +57,7 @@ struct PartialAggregate {
     private(set) var quizStrings = Interner(capacity: 256)
     /// `event_id` bytes of events whose ordering ties matter.
     private(set) var eventIDs: [UInt8] = []
+    private(set) var extras: [EventExtra] = []
     private(set) var answers: [AnswerRecord] = []
     private(set) var answerOptions: [AnswerOption] = []
 
@@ -155,21 +156,20 @@ struct PartialAggregate {
                 optionsStart: start,
                 optionsCount: answerOptions.count - start))
         }
-        var idOffset = 0
-        var idCount: Int32 = 0
+        var extra: Int32 = -1
         if event.type.isIdentityEvent || answer >= 0 {
-            idOffset = eventIDs.count
+            let idOffset = eventIDs.count
             parser.withBytes(of: event.eventID) { eventIDs.append(contentsOf: $0) }
-            idCount = Int32(eventIDs.count - idOffset)
+            extra = Int32(extras.count)
+            extras.append(EventExtra(idOffset: idOffset, idCount: Int32(eventIDs.count - idOffset), answer: answer))
         }
         store.insert(EventRecord(
             key: parser.withBytes(of: event.eventID) { EventKey($0) },
             position: position,
-            instant: event.instant,
+            seconds: event.instant.seconds,
             fingerprint: event.contentFingerprint,
-            idOffset: idOffset,
-            idCount: idCount,
-            answer: answer,
+            nanoseconds: event.instant.nanoseconds,
+            extra: extra,
             device: identity(event.deviceID),
             profile: identity(event.profileID),
             customerUser: identity(event.customerUserID),
@@ -190,6 +190,12 @@ struct PartialAggregate {
         let idBase = eventIDs.count
         eventIDs += other.eventIDs
         let answerBase = Int32(answers.count)
+        let extraBase = Int32(extras.count)
+        for extra in other.extras {
+            extras.append(EventExtra(
+                idOffset: extra.idOffset + idBase, idCount: extra.idCount,
+                answer: extra.answer >= 0 ? extra.answer + answerBase : -1))
+        }
         for answer in other.answers {
             let start = answerOptions.count
             for option in other.answerOptions[answer.optionsStart..<(answer.optionsStart + answer.optionsCount)] {
@@ -205,8 +211,7 @@ struct PartialAggregate {
             if r.device != 0 { r.device = identityMap[Int(r.device - 1)] + 1 }
             if r.profile != 0 { r.profile = identityMap[Int(r.profile - 1)] + 1 }
             if r.customerUser != 0 { r.customerUser = identityMap[Int(r.customerUser - 1)] + 1 }
-            r.idOffset += idBase
-            if r.answer >= 0 { r.answer += answerBase }
+            if r.extra >= 0 { r.extra += extraBase }
             return r
         }
         store.reserveCapacity(store.records.count + other.store.records.count)
@@ -229,12 +234,22 @@ struct PartialAggregate {
     }
 
     /// Compares two events by the SPEC's ordering key: instant, then `event_id` bytes.
+    /// Both records must have an extra (identity events and quiz answers).
     func orderedBefore(_ a: EventRecord, _ b: EventRecord) -> Bool {
-        if a.instant != b.instant { return a.instant < b.instant }
+        if a.seconds != b.seconds { return a.seconds < b.seconds }
+        if a.nanoseconds != b.nanoseconds { return a.nanoseconds < b.nanoseconds }
+        let x = extras[Int(a.extra)], y = extras[Int(b.extra)]
         return eventIDs.withUnsafeBytes { raw in
-            let x = UnsafeRawBufferPointer(rebasing: raw[a.idOffset..<(a.idOffset + Int(a.idCount))])
-            let y = UnsafeRawBufferPointer(rebasing: raw[b.idOffset..<(b.idOffset + Int(b.idCount))])
-            return x.lexicographicallyPrecedes(y)
+            let first = UnsafeRawBufferPointer(rebasing: raw[x.idOffset..<(x.idOffset + Int(x.idCount))])
+            let second = UnsafeRawBufferPointer(rebasing: raw[y.idOffset..<(y.idOffset + Int(y.idCount))])
+            return first.lexicographicallyPrecedes(second)
         }
+    }
+
+    /// The answer of a record, if it is a quiz answer.
+    func answer(of record: EventRecord) -> AnswerRecord? {
+        guard record.extra >= 0 else { return nil }
+        let index = extras[Int(record.extra)].answer
+        return index >= 0 ? answers[Int(index)] : nil
     }
 }

@@ -44,8 +44,8 @@ enum QuizAnswersTable {
         var options: [OptionKey: OptionStats] = [:]
         func isLater(_ a: EventRecord, than b: EventRecord) -> Bool { partial.orderedBefore(b, a) }
 
-        for record in partial.store.records where record.answer >= 0 {
-            let answer = partial.answers[Int(record.answer)]
+        for record in partial.store.records {
+            guard let answer = partial.answer(of: record) else { continue }
             let question = Question(onboarding: answer.onboarding, element: answer.element)
             let respondent = Respondent(question: question, profile: record.profile)
             if let current = finalAnswer[respondent], !isLater(record, than: current) {} else {
@@ -72,7 +72,7 @@ enum QuizAnswersTable {
         var questionRespondents: [Question: Int] = [:]
         for (respondent, record) in finalAnswer {
             questionRespondents[respondent.question, default: 0] += 1
-            let answer = partial.answers[Int(record.answer)]
+            let answer = partial.answer(of: record)!
             for option in partial.answerOptions[answer.optionsStart..<(answer.optionsStart + answer.optionsCount)] {
                 options[OptionKey(question: respondent.question, option: option.id)]!.respondents += 1
             }
@@ -83,7 +83,7 @@ enum QuizAnswersTable {
             QuizAnswerRow(
                 onboardingID: strings.bytes(key.question.onboarding),
                 elementID: strings.bytes(key.question.element),
-                questionType: partial.answers[Int(questionLatest[key.question]!.answer)].kind.name,
+                questionType: partial.answer(of: questionLatest[key.question]!)!.kind.name,
                 optionID: strings.bytes(key.option),
                 optionValue: strings.bytes(stats.latestOption.value),
                 optionLabel: strings.bytes(stats.latestOption.label),

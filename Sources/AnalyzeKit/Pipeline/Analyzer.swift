@@ -100,7 +100,7 @@ public struct Analyzer: Sendable {
         var partials = slots.drain(count: workers).map(\.partial)
         partials.sort { $0.store.records.count > $1.store.records.count }
         var merged = partials.removeFirst()
-        for partial in partials { merged.merge(partial) }
+        while let partial = partials.popLast() { merged.merge(partial) }  // each freed once merged
         return AnalysisResult(
             merged: merged, files: files, bytesRead: bytesRead, bytesDecoded: bytesDecoded,
             timeZone: options.timeZone)
