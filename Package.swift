@@ -24,12 +24,14 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // Small C helpers (glibc's mallopt).
+        .systemLibrary(name: "CSupport"),
         // ISA-L's inflate (Debian: libisal-dev), linked only when `useISAL`.
         .systemLibrary(name: "CISAL", providers: [.apt(["libisal-dev"])]),
         // The engine: input → parsing → metrics → pipeline → output.
         .target(
             name: "AnalyzeKit",
-            dependencies: useISAL ? ["CZlib", "CISAL"] : ["CZlib"],
+            dependencies: useISAL ? ["CZlib", "CSupport", "CISAL"] : ["CZlib", "CSupport"],
             swiftSettings: useISAL ? [.define("ANALYZE_ISAL")] : []
         ),
         // The thin command-line front end.

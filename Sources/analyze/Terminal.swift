@@ -21,6 +21,24 @@ enum StandardError {
     }
 }
 
+/// Writes what a flag asked for to standard output; a closed or broken
+/// standard output is an I/O error (exit 2), not a silent success.
+func writeStandardOutput(_ text: String) {
+    var text = text
+    text.withUTF8 { bytes in
+        var offset = 0
+        while offset < bytes.count {
+            let n = Glibc.write(STDOUT_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                StandardError.write("analyze: cannot write to standard output: \(String(cString: strerror(errno)))\n")
+                exit(2)
+            }
+            offset += n
+        }
+    }
+}
+
 enum MonotonicClock {
     static func now() -> Double {
         var time = timespec()

@@ -24,9 +24,9 @@ do {
 
 switch request {
 case .help:
-    print(CommandLineParser.helpText)
+    writeStandardOutput(CommandLineParser.helpText + "\n")
 case .version:
-    print("analyze \(Analyzer.version) (inflater: \(Analyzer.inflaterDescription))")
+    writeStandardOutput("analyze \(Analyzer.version) (inflater: \(Analyzer.inflaterDescription))\n")
 case .run(let options):
     let started = MonotonicClock.now()
     let progress = Analyzer.Progress()
@@ -48,5 +48,4 @@ case .run(let options):
                 + "\(q.rejected) rejected in \(formatSeconds(seconds)) → \(options.outputDirectory)\n")
     }
 }
-fflush(nil)
 exit(0)

@@ -135,6 +135,13 @@ final class EventParserTests: XCTestCase {
         XCTAssertEqual(event.instant, Instant(seconds: 1_795_857_302, nanoseconds: 0))
     }
 
+    /// Regression (found by the failure matrix): an escaped timestamp crashed.
+    func testEscapedTimestampsAreDecodedFirst() {
+        assertReject("{\"event_id\":\"e\",\"event_type\":\"x\",\"timestamp\":\"\\u0031\"}", .badTimestamp)
+        assertReject("{\"event_id\":\"e\",\"event_type\":\"x\",\"timestamp\":\"2026-11-28T09:15:02\\u002E123\\u005A\"}", nil)
+        XCTAssertEqual(parser.event.instant, Instant(seconds: 1_795_857_302, nanoseconds: 123_000_000))
+    }
+
     func testAnonymousCustomerUserIDForms() {
         for cuid in ["", ",\"customer_user_id\":null", ",\"customer_user_id\":\"\""] {
             XCTAssertNil(outcome("{\(envelope),\"event_type\":\"sdk_activate\"\(cuid)}"))

@@ -21,6 +21,8 @@ final class GzipInflater {
     private let backend: any InflateBackend
     private let input: UnsafeMutableRawBufferPointer
     private var state = State.inMember
+    /// Whether the current member's header has yet to be checked.
+    private var atMemberStart = true
     private var endOfInput = false
     /// Stored-byte offset of `input`'s first byte.
     private var inputOffset = 0
@@ -56,6 +58,32 @@ final class GzipInflater {
         if inputCount == 0 { endOfInput = true }
     }
 
+    /// Makes at least `n` unconsumed bytes available unless the input ends first.
+    private func ensurePending(_ n: Int) throws(AnalyzeError) {
+        while inputCount - consumed < n && !endOfInput {
+            let kept = inputCount - consumed
+            if consumed > 0 {
+                input.baseAddress!.copyMemory(from: input.baseAddress! + consumed, byteCount: kept)
+                inputOffset += consumed
+                consumed = 0
+                inputCount = kept
+            }
+            let n = try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: input[inputCount...]))
+            if n == 0 { endOfInput = true }
+            inputCount += n
+        }
+    }
+
+    /// RFC 1952: magic `1f 8b`, method 8 (deflate), reserved flag bits zero.
+    /// zlib checks this itself; ISA-L does not check the reserved bits.
+    private func checkMemberHeader() throws(AnalyzeError) {
+        try ensurePending(4)
+        guard inputCount - consumed >= 4 else { return }  // truncation is reported by the backend path
+        guard input[consumed] == 0x1f, input[consumed + 1] == 0x8b, input[consumed + 2] == 8,
+              input[consumed + 3] & 0xE0 == 0
+        else { throw damage("invalid gzip header") }
+    }
+
     private func damage(_ what: String) -> AnalyzeError {
         .input("corrupt gzip in '\(reader.name)' at byte offset \(consumedOffset): \(what)")
     }
@@ -71,6 +99,10 @@ final class GzipInflater {
             case .finished:
                 return produced
             case .inMember:
+                if atMemberStart {
+                    try checkMemberHeader()
+                    atMemberStart = false
+                }
                 if consumed == inputCount && endOfInput {
                     throw .input("truncated gzip in '\(reader.name)' at byte offset \(consumedOffset): the stream ends inside a member")
                 }
@@ -92,6 +124,7 @@ final class GzipInflater {
                 if next == 0x1f {
                     backend.reset()
                     state = .inMember
+                    atMemberStart = true
                 } else if next == 0 {
                     state = .zeroPadding
                 } else {

@@ -29,9 +29,10 @@ extension InputFile {
 
     /// Expands command-line paths into the files to read, in input order.
     ///
-    /// Directories contribute every regular file directly inside them whose name
-    /// ends in one of `directorySuffixes`, sorted byte-wise on the UTF-8 name;
-    /// dot-files and subdirectories are skipped. A path that does not exist is
+    /// Directories contribute the regular files directly inside them whose
+    /// names end in one of `directorySuffixes`, sorted byte-wise on the UTF-8
+    /// name; dot-files, subdirectories and special files are skipped, while an
+    /// entry that cannot be examined (a dangling link) is an input error. A path that does not exist is
     /// reported here, before any work, as an input error.
     static func expand(_ arguments: [String]) throws(AnalyzeError) -> [InputFile] {
         var files: [InputFile] = []
@@ -51,8 +52,11 @@ extension InputFile {
             let prefix = argument.hasSuffix("/") ? argument : argument + "/"
             for name in try directoryEntries(argument) {
                 let path = prefix + name
+                // Subdirectories, FIFOs and devices are skipped (a FIFO would
+                // block forever); an entry that cannot even be examined (a
+                // dangling link) is kept, so reading it fails loudly.
                 var entry = stat()
-                guard stat(path, &entry) == 0, (entry.st_mode & S_IFMT) == S_IFREG else { continue }
+                if stat(path, &entry) == 0 && (entry.st_mode & S_IFMT) != S_IFREG { continue }
                 files.append(InputFile(displayName: path, location: .path(path)))
             }
         }

@@ -53,20 +53,69 @@ struct EventExtra {
 /// later copies are set aside as duplicates.
 ///
 /// Keeping the minimum position per key makes inserts order-independent, so
-/// stores merge associatively and commutatively.
+/// stores merge associatively and commutatively. The store is split into
+/// ``shardCount`` shards by key hash: two stores merge shard by shard, in
+/// parallel, and each source shard is freed as soon as it is merged, so the
+/// merge's extra memory is one shard's worth, not a whole store's.
+struct EventStore {
+    static let shardCount = 16
+    private(set) var shards = [EventShard](repeating: EventShard(), count: shardCount)
+
+    @inline(__always)
+    private static func shard(_ key: EventKey) -> Int { Int(truncatingIfNeeded: key.high >> 60) }
+
+    mutating func insert(_ record: EventRecord) {
+        shards[Self.shard(record.key)].insert(record)
+    }
+
+    /// The kept record for `key`.
+    func kept(_ key: EventKey) -> EventRecord? { shards[Self.shard(key)].kept(key) }
+
+    /// Kept events.
+    var count: Int { shards.reduce(0) { $0 + $1.records.count } }
+
+    /// Every kept record, shard by shard.
+    var records: FlattenSequence<LazyMapSequence<[EventShard], [EventRecord]>> {
+        shards.lazy.map(\.records).joined()
+    }
+
+    /// Every dropped duplicate, shard by shard.
+    var dropped: FlattenSequence<LazyMapSequence<[EventShard], [EventRecord]>> {
+        shards.lazy.map(\.dropped).joined()
+    }
+
+    /// Moves every record of `other` in, mapping each through `remap`; the
+    /// shards run concurrently and `other`'s shards are freed one by one.
+    mutating func absorb(_ other: consuming EventStore, _ remap: @escaping @Sendable (EventRecord) -> EventRecord) {
+        var source = other
+        shards.withUnsafeMutableBufferPointer { target in
+            source.shards.withUnsafeMutableBufferPointer { from in
+                nonisolated(unsafe) let target = target
+                nonisolated(unsafe) let from = from
+                DispatchQueue.concurrentPerform(iterations: Self.shardCount) { i in
+                    target[i].absorb(from[i], remap)
+                    from[i] = EventShard()
+                }
+            }
+        }
+    }
+}
+
+/// One shard of an ``EventStore``: accepted events keyed by `event_id`,
+/// the first in input order kept, later copies set aside as duplicates.
 ///
-/// Performance: open addressing (linear probing, ≤ 50 % load) over 8-byte
+/// Performance: open addressing (linear probing, ≤ 2/3 load) over 8-byte
 /// slots that hold 32 bits of the key beside the record index, so a probe
 /// touches the record only when those bits match — one cache miss per new
-/// event. 16 bytes of index per event on average.
-struct EventStore {
+/// event. 12–24 bytes of index per event; records grow by a quarter at a time.
+struct EventShard {
     private(set) var records: [EventRecord] = []
     /// Every copy that lost to an earlier one (needed to count conflicts
     /// against whichever copy is finally kept).
     private(set) var dropped: [EventRecord] = []
     /// `tag << 32 | (index + 1)`; 0 is empty.
-    private var slots = [UInt64](repeating: 0, count: 1 << 12)
-    private var mask = (1 << 12) - 1
+    private var slots = [UInt64](repeating: 0, count: 1 << 8)
+    private var mask = (1 << 8) - 1
 
     @inline(__always)
     private static func tag(_ key: EventKey) -> UInt64 { key.high >> 32 }
@@ -90,11 +139,23 @@ struct EventStore {
             slot = (slot + 1) & mask
         }
         slots[slot] = tag << 32 | UInt64(records.count + 1)
+        if records.count == records.capacity {
+            // Grow by a quarter, not Swift's default doubling: less slack per event.
+            records.reserveCapacity(records.count + records.count / 4 + 64)
+        }
         records.append(record)
-        if records.count * 2 > slots.count { grow() }
+        if records.count * 3 > slots.count * 2 { grow() }
     }
 
     mutating func appendDropped(_ record: EventRecord) { dropped.append(record) }
+
+    /// Inserts every record of `other` (keys and identities already mapped by `remap`).
+    mutating func absorb(_ other: EventShard, _ remap: (EventRecord) -> EventRecord) {
+        reserveCapacity(records.count + other.records.count)
+        for record in other.records { insert(remap(record)) }
+        dropped.reserveCapacity(dropped.count + other.dropped.count)
+        for record in other.dropped { dropped.append(remap(record)) }
+    }
 
     /// The kept record for `key`.
     func kept(_ key: EventKey) -> EventRecord? {
@@ -111,7 +172,7 @@ struct EventStore {
 
     mutating func reserveCapacity(_ n: Int) {
         records.reserveCapacity(n)
-        while slots.count < n * 2 { grow() }
+        while slots.count * 2 < n * 3 { grow() }
     }
 
     private mutating func grow() {
@@ -125,3 +186,5 @@ struct EventStore {
         }
     }
 }
+
+import Dispatch

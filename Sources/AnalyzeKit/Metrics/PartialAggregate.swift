@@ -52,9 +52,9 @@ struct PartialAggregate {
     private(set) var chunkLines: [ChunkLines] = []
     private(set) var store = EventStore()
     /// device, profile and customer user ids.
-    private(set) var identities = Interner(capacity: 1 << 12)
+    private(set) var identities = Interner(capacity: 256)
     /// onboarding ids, element ids, option ids, values and labels.
-    private(set) var quizStrings = Interner(capacity: 256)
+    private(set) var quizStrings = Interner(capacity: 64)
     /// `event_id` bytes of events whose ordering ties matter.
     private(set) var eventIDs: [UInt8] = []
     private(set) var extras: [EventExtra] = []
@@ -179,7 +179,12 @@ struct PartialAggregate {
     // MARK: Merging
 
     /// Folds `other` into this partial (associative and commutative).
-    mutating func merge(_ other: PartialAggregate) {
+    mutating func merge(_ other: consuming PartialAggregate) {
+        var other = other
+        // Take the store out of `other` so its shards are uniquely owned and
+        // freed one by one while they are absorbed.
+        let otherStore = other.store
+        other.store = EventStore()
         lines += other.lines
         for i in rejectCounts.indices { rejectCounts[i] += other.rejectCounts[i] }
         rejectSample = Self.mergeSamples(rejectSample, other.rejectSample, limit: maxRejectRows)
@@ -206,7 +211,7 @@ struct PartialAggregate {
                 onboarding: quizMap[Int(answer.onboarding)], element: quizMap[Int(answer.element)],
                 kind: answer.kind, optionsStart: start, optionsCount: answer.optionsCount))
         }
-        func remapped(_ record: EventRecord) -> EventRecord {
+        store.absorb(otherStore) { record in
             var r = record
             if r.device != 0 { r.device = identityMap[Int(r.device - 1)] + 1 }
             if r.profile != 0 { r.profile = identityMap[Int(r.profile - 1)] + 1 }
@@ -214,9 +219,6 @@ struct PartialAggregate {
             if r.extra >= 0 { r.extra += extraBase }
             return r
         }
-        store.reserveCapacity(store.records.count + other.store.records.count)
-        for record in other.store.records { store.insert(remapped(record)) }
-        for record in other.store.dropped { store.appendDropped(remapped(record)) }
     }
 
     private static func mergeSamples(_ a: [RejectEntry], _ b: [RejectEntry], limit: Int) -> [RejectEntry] {
@@ -236,9 +238,14 @@ struct PartialAggregate {
     /// Compares two events by the SPEC's ordering key: instant, then `event_id` bytes.
     /// Both records must have an extra (identity events and quiz answers).
     func orderedBefore(_ a: EventRecord, _ b: EventRecord) -> Bool {
-        if a.seconds != b.seconds { return a.seconds < b.seconds }
-        if a.nanoseconds != b.nanoseconds { return a.nanoseconds < b.nanoseconds }
-        let x = extras[Int(a.extra)], y = extras[Int(b.extra)]
+        orderedBefore((a.seconds, a.nanoseconds, a.extra), (b.seconds, b.nanoseconds, b.extra))
+    }
+
+    /// The ordering key given as (seconds, nanoseconds, extra index).
+    func orderedBefore(_ a: (Int64, UInt32, Int32), _ b: (Int64, UInt32, Int32)) -> Bool {
+        if a.0 != b.0 { return a.0 < b.0 }
+        if a.1 != b.1 { return a.1 < b.1 }
+        let x = extras[Int(a.2)], y = extras[Int(b.2)]
         return eventIDs.withUnsafeBytes { raw in
             let first = UnsafeRawBufferPointer(rebasing: raw[x.idOffset..<(x.idOffset + Int(x.idCount))])
             let second = UnsafeRawBufferPointer(rebasing: raw[y.idOffset..<(y.idOffset + Int(y.idCount))])

@@ -14,22 +14,33 @@ struct ProfileSwitchRow: Equatable, Sendable {
 /// the event's type. Sorting all identity events by (device, ordering key) once
 /// gives every device's timeline.
 ///
-/// Memory: one 4-byte index per identity event during the sort.
+/// Memory: 24 bytes per identity event during the sort.
 enum ProfileSwitchesTable {
     static func rows(from partial: PartialAggregate, days: DayResolver) -> [ProfileSwitchRow] {
-        let records = partial.store.records
-        var timeline = records.indices.filter { records[$0].type.isIdentityEvent && records[$0].device != 0 }
-        timeline.sort { a, b in
-            let x = records[a], y = records[b]
+        /// What the timeline needs of an identity event (24 bytes).
+        struct Step {
+            var seconds: Int64
+            var nanoseconds: UInt32
+            var extra: Int32
+            var device: UInt32
+            var profile: UInt32
+            var type: EventType
+            var instant: Instant { Instant(seconds: seconds, nanoseconds: nanoseconds) }
+        }
+        var timeline: [Step] = []
+        for record in partial.store.records where record.type.isIdentityEvent && record.device != 0 {
+            timeline.append(Step(seconds: record.seconds, nanoseconds: record.nanoseconds, extra: record.extra,
+                                 device: record.device, profile: record.profile, type: record.type))
+        }
+        timeline.sort { x, y in
             if x.device != y.device { return x.device < y.device }
-            return partial.orderedBefore(x, y)
+            return partial.orderedBefore((x.seconds, x.nanoseconds, x.extra), (y.seconds, y.nanoseconds, y.extra))
         }
         struct Bucket: Hashable { var day: Int64; var trigger: EventType }
         var switches: [Bucket: Int] = [:]
         var devices: [Bucket: Set<UInt32>] = [:]
-        var previous: EventRecord?
-        for index in timeline {
-            let record = records[index]
+        var previous: Step?
+        for record in timeline {
             defer { previous = record }
             guard let previous, previous.device == record.device, previous.profile != record.profile else { continue }
             let bucket = Bucket(day: days.day(of: record.instant), trigger: record.type)

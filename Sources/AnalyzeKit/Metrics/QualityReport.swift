@@ -27,7 +27,7 @@ public struct QualityReport: Equatable, Sendable {
         lines = partial.lines
         rejectedByReason = partial.rejectCounts
         let store = partial.store
-        events = store.records.count
+        events = store.count
         duplicates = store.dropped.count
         conflictingDuplicates = store.dropped.reduce(0) { count, copy in
             count + (store.kept(copy.key)!.hasSameContent(as: copy) ? 0 : 1)

@@ -112,7 +112,11 @@ struct EventParser {
         if timestampValue.kind == .number {
             instant = timestampValue.isPlainInteger ? TimestampParser.parseEpochMilliseconds(scanner.token(timestampValue)) : nil
         } else {
-            instant = withBytes(of: string(timestampValue, in: scanner)) { TimestampParser.parseRFC3339($0) }
+            // Two statements: in `withBytes(of: string(…))` the receiver would be
+            // read before `string` appends to the arena (regression test:
+            // EventParserTests.testEscapedTimestampsAreDecodedFirst).
+            let text = string(timestampValue, in: scanner)
+            instant = withBytes(of: text) { TimestampParser.parseRFC3339($0) }
         }
         guard let instant else { return .rejected(.badTimestamp) }
 

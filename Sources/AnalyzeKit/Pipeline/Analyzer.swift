@@ -1,3 +1,4 @@
+import CSupport
 import Dispatch
 import Synchronization
 
@@ -51,8 +52,11 @@ public struct Analyzer: Sendable {
 
     /// Reads and aggregates every input; writes nothing.
     public func analyze(progress: Progress? = nil) throws(AnalyzeError) -> AnalysisResult {
+        analyze_return_large_blocks_to_the_system()
         let files = try InputFile.expand(options.paths)
-        let workers = options.threads
+        // More partials than can ever run at once would only cost memory:
+        // Dispatch runs at most one task per core.
+        let workers = min(options.threads, 4 * AnalyzeOptions.activeCores)
         let capacity = max(4 << 20, min(options.maxLineBytes, 1 << 30) + 64)
         let chunkCount = min(workers, 2 * AnalyzeOptions.activeCores) + 2
         let chunks = BlockingPool((0..<chunkCount).map { _ in Chunk(capacity: capacity) })
@@ -98,7 +102,7 @@ public struct Analyzer: Sendable {
 
         // Merge the partials pairwise (the merge is associative and commutative).
         var partials = slots.drain(count: workers).map(\.partial)
-        partials.sort { $0.store.records.count > $1.store.records.count }
+        partials.sort { $0.store.count > $1.store.count }
         var merged = partials.removeFirst()
         while let partial = partials.popLast() { merged.merge(partial) }  // each freed once merged
         return AnalysisResult(
@@ -127,3 +131,4 @@ private func fileSize(_ path: String) -> Int? {
     guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
     return Int(info.st_size)
 }
+
