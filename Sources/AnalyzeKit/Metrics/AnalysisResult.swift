@@ -6,19 +6,43 @@ public struct AnalysisResult: Sendable {
     var profileSwitches: [ProfileSwitchRow]
     var quizAnswers: [QuizAnswerRow]
 
-    /// Computes every metric from the merged partial of a whole run.
+    /// Computes every metric from the merged partial of a whole run. The
+    /// tables only read the partial and are independent, so they are computed
+    /// concurrently (the quiz table, the longest, starts first).
     init(
         merged partial: PartialAggregate, files: [InputFile], bytesRead: Int, bytesDecoded: Int,
         timeZone: ReportingTimeZone
     ) {
-        let days = timeZone.makeDayResolver()
-        quality = QualityReport(partial: partial, files: files.count, bytesRead: bytesRead, bytesDecoded: bytesDecoded)
-        rejects = RejectRow.rows(from: partial, files: files)
-        installs = InstallsTable.rows(from: partial, days: days)
-        profileSwitches = ProfileSwitchesTable.rows(from: partial, days: days)
-        quizAnswers = QuizAnswersTable.rows(from: partial)
+        let tables = Tables()
+        nonisolated(unsafe) let shared = partial
+        DispatchQueue.concurrentPerform(iterations: 4) { task in
+            switch task {
+            case 0: tables.quizAnswers = QuizAnswersTable.rows(from: shared)
+            case 1: tables.profileSwitches = ProfileSwitchesTable.rows(from: shared, days: timeZone.makeDayResolver())
+            case 2: tables.installs = InstallsTable.rows(from: shared, days: timeZone.makeDayResolver())
+            default:
+                tables.quality = QualityReport(partial: shared, files: files.count, bytesRead: bytesRead, bytesDecoded: bytesDecoded)
+                tables.rejects = RejectRow.rows(from: shared, files: files)
+            }
+        }
+        quality = tables.quality!
+        rejects = tables.rejects
+        installs = tables.installs
+        profileSwitches = tables.profileSwitches
+        quizAnswers = tables.quizAnswers
     }
 }
+
+/// Results of the concurrent table computations; each field is written by one task.
+private final class Tables: @unchecked Sendable {
+    var quality: QualityReport?
+    var rejects: [RejectRow] = []
+    var installs: [InstallsRow] = []
+    var profileSwitches: [ProfileSwitchRow] = []
+    var quizAnswers: [QuizAnswerRow] = []
+}
+
+import Dispatch
 
 
 
