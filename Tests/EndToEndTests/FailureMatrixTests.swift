@@ -1,0 +1,969 @@
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The built binary under every failure we can provoke (SPEC §1, §5, §6): missing and
+/// unreadable inputs, damaged gzip, bad `--out`, a full device, closed or broken
+/// standard streams, SIGINT / SIGTERM, every usage error, deep nesting and a 200 MB
+/// line. Each case checks the exit code, that standard error names the cause
+/// (`analyze: ` first), and the state of `--out` afterwards: byte-identical to what
+/// an earlier successful run left, with no `.tmp-` file behind.
+///
+/// Processes are started with `posix_spawn` (``Child``) rather than `Process`, for
+/// what `Process` cannot do: close a standard stream, hand over a broken pipe, send
+/// a signal to a known pid, and sample the child's peak memory in /proc.
+final class FailureMatrixTests: XCTestCase {
+    private static let csvNames: Set<String> = [
+        "installs.csv", "profile_switches.csv", "quiz_answers.csv", "quality.csv", "rejects.csv",
+    ]
+
+    override class func setUp() {
+        super.setUp()
+        // Writing to a pipe whose reader died must not kill the test process.
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    override class func tearDown() {
+        if let big = bigInputPath { unlink(big) }
+        super.tearDown()
+    }
+
+    private var analyze: String { AnalyzeBinary.url.path }
+
+    private func example(_ path: String) -> String {
+        AnalyzeBinary.repositoryRoot.appendingPathComponent("tools/reference/examples/" + path).path
+    }
+
+    private var sampleExport: String {
+        AnalyzeBinary.repositoryRoot.appendingPathComponent("sample-data/events.ndjson.gz").path
+    }
+
+    /// A successful run into `scratch/out` on a small input; returns `--out` and its files.
+    private func establishedOutput(_ scratch: Scratch, name: String = "out") throws -> (out: String, before: [String: Data]) {
+        let out = scratch.path + "/" + name
+        let run = try Child.run(analyze, ["--quiet", "--out", out, example("basic/events.ndjson")])
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        let before = Scratch.snapshot(out)
+        XCTAssertEqual(Set(before.keys), Self.csvNames)
+        return (out, before)
+    }
+
+    /// A failed run: its exit code, a message naming the cause, nothing on standard
+    /// output, and `--out` exactly as before (or still absent).
+    private func assertFailure(
+        _ run: ChildResult, exit code: Int32, mentions: [String], out: String, before: [String: Data]?,
+        _ context: String, file: StaticString = #filePath, line: UInt = #line
+    ) {
+        XCTAssertNil(run.signal, "\(context): killed by signal \(run.signal ?? 0); stderr: \(run.stderr)", file: file, line: line)
+        XCTAssertEqual(run.exitCode, code, "\(context): stderr: \(run.stderr)", file: file, line: line)
+        XCTAssertTrue(run.stderr.hasPrefix("analyze: "), "\(context): stderr: \(run.stderr)", file: file, line: line)
+        for mention in mentions {
+            XCTAssertTrue(run.stderr.contains(mention), "\(context): stderr does not name '\(mention)': \(run.stderr)", file: file, line: line)
+        }
+        XCTAssertEqual(run.stdout, "", "\(context): standard output", file: file, line: line)
+        assertOutput(out, equals: before, context, file: file, line: line)
+    }
+
+    private func assertOutput(
+        _ out: String, equals before: [String: Data]?, _ context: String, file: StaticString = #filePath, line: UInt = #line
+    ) {
+        guard let before else {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out), "\(context): created \(out)", file: file, line: line)
+            return
+        }
+        let after = Scratch.snapshot(out)
+        let leftovers = after.keys.filter { $0.contains(".tmp-") }
+        XCTAssertEqual(leftovers, [], "\(context): temporary files left in --out", file: file, line: line)
+        XCTAssertEqual(Set(after.keys), Set(before.keys), "\(context): --out holds other files", file: file, line: line)
+        for (name, data) in before where after[name] != data {
+            XCTFail("\(context): \(name) changed", file: file, line: line)
+        }
+    }
+
+    /// Puts `--out` back as it was, so one failed case does not fail the next ones too.
+    private func restore(_ out: String, _ before: [String: Data]) {
+        for (name, _) in Scratch.snapshot(out) where before[name] == nil { unlink(out + "/" + name) }
+        for (name, data) in before { _ = FileManager.default.createFile(atPath: out + "/" + name, contents: data) }
+    }
+
+    // MARK: Missing and unreadable inputs
+
+    func testMissingPathsExitTwoNamingThePath() throws {
+        let scratch = Scratch()
+        let (out, before) = try establishedOutput(scratch)
+        let plain = scratch.write("plain.ndjson", Data("{}\n".utf8))
+        symlink(scratch.path + "/nowhere", scratch.path + "/dangling.ndjson")
+        symlink(scratch.path + "/loop-b", scratch.path + "/loop-a")
+        symlink(scratch.path + "/loop-a", scratch.path + "/loop-b")
+        let cases: [(path: String, cause: String)] = [
+            (scratch.path + "/missing.ndjson", "No such file or directory"),
+            (scratch.path + "/missing-dir/", "No such file or directory"),
+            (scratch.path + "/dangling.ndjson", "No such file or directory"),
+            (scratch.path + "/loop-a", "Too many levels of symbolic links"),
+            (plain + "/child.ndjson", "Not a directory"),
+            (plain + "/", "Not a directory"),
+            (scratch.path + "/" + String(repeating: "n", count: 5000), "File name too long"),
+            ("", "No such file or directory"),
+        ]
+        for (path, cause) in cases {
+            // A good input before it changes nothing: inputs are checked before reading.
+            let run = try Child.run(analyze, ["--out", out, example("basic/events.ndjson"), path])
+            assertFailure(run, exit: 2, mentions: ["'\(path)'", cause], out: out, before: before, "input \(path.prefix(80))")
+        }
+    }
+
+    func testUnreadableInputsExitTwo() throws {
+        let scratch = Scratch()
+        let (out, before) = try establishedOutput(scratch)
+
+        // Opens fine, but read(2) fails with EIO (address 0 is never mapped): an I/O
+        // error in the middle of reading, even for root.
+        var run = try Child.run(analyze, ["--out", out, "/proc/self/mem"])
+        assertFailure(run, exit: 2, mentions: ["'/proc/self/mem'", "byte offset 0", "Input/output error"],
+                      out: out, before: before, "/proc/self/mem")
+
+        // Standard input closed, or a directory.
+        run = try Child.run(analyze, ["--out", out, "-"], stdin: .closed)
+        assertFailure(run, exit: 2, mentions: ["'-'", "Bad file descriptor"], out: out, before: before, "stdin closed")
+        run = try Child.run(analyze, ["--out", out, "-"], stdin: .file(scratch.path))
+        assertFailure(run, exit: 2, mentions: ["'-'", "Is a directory"], out: out, before: before, "stdin is a directory")
+
+        // Permission bits: root (as these tests usually run) reads a mode-000 file
+        // anyway, so this case only means something for other users; /proc/self/mem
+        // above covers a read error for root.
+        let locked = scratch.write("locked.ndjson", Data("{}\n".utf8))
+        chmod(locked, 0)
+        if geteuid() != 0 {
+            run = try Child.run(analyze, ["--out", out, locked])
+            assertFailure(run, exit: 2, mentions: ["'\(locked)'", "Permission denied"], out: out, before: before, "mode 000")
+        }
+    }
+
+    /// SPEC §1: a directory contributes every matching entry, subdirectories and
+    /// dot-files skipped; a file that cannot be opened is fatal, never a silent
+    /// partial result. A dangling symlink named `*.ndjson` is neither a subdirectory
+    /// nor a dot-file: it is an entry that cannot be opened (the reference
+    /// implementation, tools/reference/analyze_ref.py interpretation 4, exits 2).
+    func testDirectoryEntryThatCannotBeOpenedIsAnInputError() throws {
+        let scratch = Scratch()
+        let (out, before) = try establishedOutput(scratch)
+        let directory = scratch.path + "/exports"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        try FileManager.default.copyItem(atPath: sampleExport, toPath: directory + "/a.ndjson.gz")
+        symlink(scratch.path + "/rotated-away.ndjson", directory + "/b.ndjson")
+        let run = try Child.run(analyze, ["--out", out, directory])
+        assertFailure(run, exit: 2, mentions: ["b.ndjson"], out: out, before: before, "dangling entry in a directory")
+    }
+
+    func testDirectoriesWhereFilesAreExpectedAndFilesWhereDirectoriesAre() throws {
+        let scratch = Scratch()
+        let (out, before) = try establishedOutput(scratch)
+
+        // Inside an input directory: a subdirectory and a FIFO with export names are
+        // skipped (not read: a FIFO would block forever), the real file is read.
+        let directory = scratch.path + "/exports"
+        try FileManager.default.createDirectory(atPath: directory + "/sub.ndjson", withIntermediateDirectories: true)
+        XCTAssertEqual(mkfifo(directory + "/pipe.ndjson", 0o644), 0)
+        try FileManager.default.copyItem(atPath: example("basic/events.ndjson"), toPath: directory + "/events.ndjson")
+        let fresh = scratch.path + "/from-directory"
+        var run = try Child.run(analyze, ["--quiet", "--out", fresh, directory], timeout: 60)
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        XCTAssertEqual(try String(contentsOfFile: fresh + "/quality.csv", encoding: .utf8).split(separator: "\n")[1], "files,1")
+
+        // --out is an existing regular file, a character device, below a regular file.
+        let file = scratch.write("a-file", Data("keep me".utf8))
+        for target in [file, "/dev/null", file + "/out"] {
+            run = try Child.run(analyze, ["--out", target, example("basic/events.ndjson")])
+            XCTAssertEqual(run.exitCode, 2, "\(target): \(run.stderr)")
+            XCTAssertTrue(run.stderr.hasPrefix("analyze: ") && run.stderr.contains(target), run.stderr)
+        }
+        XCTAssertEqual(FileManager.default.contents(atPath: file), Data("keep me".utf8))
+
+        // --out that cannot be created even by root (/proc takes no new entries).
+        run = try Child.run(analyze, ["--out", "/proc/analyze-failure-matrix", example("basic/events.ndjson")])
+        assertFailure(run, exit: 2, mentions: ["/proc/analyze-failure-matrix"], out: "/proc/analyze-failure-matrix",
+                      before: nil, "--out under /proc")
+
+        // --out is a dangling symlink: nothing to write into.
+        symlink(scratch.path + "/missing/target", scratch.path + "/out-link")
+        run = try Child.run(analyze, ["--out", scratch.path + "/out-link", example("basic/events.ndjson")])
+        XCTAssertEqual(run.exitCode, 2, run.stderr)
+        XCTAssertTrue(run.stderr.hasPrefix("analyze: ") && run.stderr.contains("out-link"), run.stderr)
+
+        // Missing parents are created (SPEC §5: created if missing).
+        let deep = scratch.path + "/new/deeper/out"
+        run = try Child.run(analyze, ["--quiet", "--out", deep, example("basic/events.ndjson")])
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        XCTAssertEqual(Scratch.snapshot(deep), before, "a new --out gets the same files as an existing one")
+
+        // A non-root user cannot write into a mode-555 directory; root can.
+        if geteuid() != 0 {
+            let locked = scratch.path + "/locked"
+            try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: false)
+            chmod(locked, 0o555)
+            run = try Child.run(analyze, ["--out", locked + "/out", example("basic/events.ndjson")])
+            assertFailure(run, exit: 2, mentions: [locked], out: locked + "/out", before: nil, "unwritable parent")
+        }
+        assertOutput(out, equals: before, "the established --out")
+    }
+
+    // MARK: Damaged gzip
+
+    /// About 2 KB of gzip (one member, from the system's gzip) and the text it holds:
+    /// a small generated export with noise (every reject reason, duplicates, CRLF).
+    private func smallGzip(_ scratch: Scratch) throws -> (gz: Data, text: Data) {
+        let generator = AnalyzeBinary.productsDirectory.appendingPathComponent("generate-events").path
+        let path = scratch.path + "/small.ndjson"
+        let made = try Child.run(generator, ["--events", "30", "--seed", "3", "--noise", "0.1", "--out", path])
+        XCTAssertEqual(made.exitCode, 0, made.stderr)
+        let text = try Data(contentsOf: URL(fileURLWithPath: path))
+        let gz = try Child.shell("gzip -9 -n -c", stdin: text)
+        XCTAssertGreaterThan(gz.count, 1500)
+        return (gz, text)
+    }
+
+    func testGzipTruncatedAtEveryOffset() throws {
+        let scratch = Scratch()
+        let (out, before) = try establishedOutput(scratch)
+        let (gz, _) = try smallGzip(scratch)
+        let analyze = self.analyze, directory = scratch.path
+        let count = gz.count
+        // 0 and 1 bytes are not gzip (no magic): plain text, a successful run.
+        let succeeds: Set<Int> = [0, 1, count]
+        let results = ConcurrentResults(count: count + 1)
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            for n in stride(from: worker, through: count, by: 4) {
+                let path = directory + "/cut-\(n).ndjson.gz"
+                _ = FileManager.default.createFile(atPath: path, contents: gz.prefix(n))
+                let target = succeeds.contains(n) ? directory + "/ok-\(n)" : out
+                results.set(n, (try? Child.run(analyze, ["--quiet", "--out", target, path])) ?? .failedToStart)
+                unlink(path)
+            }
+        }
+        for n in 0...count {
+            let run = results.get(n)
+            if succeeds.contains(n) {
+                XCTAssertEqual(run.exitCode, 0, "\(n) of \(count) bytes: \(run.stderr)")
+            } else {
+                // A prefix of a valid stream is never "corrupt", always "truncated",
+                // and the offset is where the file ends.
+                assertFailure(run, exit: 2, mentions: ["'\(directory)/cut-\(n).ndjson.gz'", "truncated", "byte offset \(n):"],
+                              out: out, before: before, "truncated at \(n) of \(count)")
+            }
+        }
+    }
+
+    func testSecondMemberTruncatedAnywhereIsFatalAndAWholeMemberIsNot() throws {
+        let scratch = Scratch()
+        let (out, before) = try establishedOutput(scratch)
+        let (gz, _) = try smallGzip(scratch)
+        let two = gz + gz
+        for n in stride(from: gz.count, through: two.count, by: 17) + [gz.count + 1, gz.count + 2, two.count - 1] {
+            let path = scratch.write("two-\(n).ndjson.gz", two.prefix(n))
+            let whole = n == gz.count || n == two.count
+            let run = try Child.run(analyze, ["--quiet", "--out", whole ? scratch.path + "/ok" : out, path])
+            if whole {
+                XCTAssertEqual(run.exitCode, 0, "\(n): \(run.stderr)")
+            } else {
+                assertFailure(run, exit: 2, mentions: ["'\(path)'", "byte offset"], out: out, before: before, "two members cut at \(n)")
+            }
+        }
+    }
+
+    func testGzipDamageIsFatalAndZeroPaddingIsNot() throws {
+        let scratch = Scratch()
+        let (out, before) = try establishedOutput(scratch)
+        let (gz, text) = try smallGzip(scratch)
+        func flipped(_ offset: Int, _ mask: UInt8 = 0xFF) -> Data {
+            var copy = gz
+            copy[offset] ^= mask
+            return copy
+        }
+        let damaged: [(String, Data)] = [
+            ("bad-crc", flipped(gz.count - 8)),
+            ("bad-crc-last-byte", flipped(gz.count - 5, 0x01)),
+            ("bad-isize", flipped(gz.count - 4, 0x01)),
+            ("bad-isize-high-byte", flipped(gz.count - 1, 0x80)),
+            ("deflate-data", flipped(gz.count / 2)),
+            ("header-method", flipped(2, 0x01)),
+            ("header-reserved-flags", flipped(3, 0xE0)),
+            ("garbage-after-member", gz + Data("garbage".utf8)),
+            ("lone-1f-after-member", gz + Data([0x1f])),
+            ("magic-then-garbage-after-member", gz + Data([0x1f, 0x8b, 0x00])),
+            ("newline-after-member", gz + Data([0x0a])),
+            ("zeros-then-garbage", gz + Data(count: 100) + Data([0x01])),
+            ("zeros-then-member", gz + Data(count: 3) + gz),
+            ("magic-only", Data([0x1f, 0x8b])),
+        ]
+        for (name, bytes) in damaged {
+            let path = scratch.write(name + ".ndjson.gz", bytes)
+            let run = try Child.run(analyze, ["--out", out, path])
+            assertFailure(run, exit: 2, mentions: ["'\(path)'", "byte offset"], out: out, before: before, name)
+            restore(out, before)
+        }
+        for name in ["badcrc.gz", "corrupt.gz", "garbage-1f.gz", "garbage.gz", "magic-only.ndjson", "truncated-mid.gz",
+                     "truncated.gz", "zeros-then-member.gz"] {
+            let path = example("gzip/bad/" + name)
+            let run = try Child.run(analyze, ["--out", out, path])
+            assertFailure(run, exit: 2, mentions: ["'\(path)'", "byte offset"], out: out, before: before, name)
+            restore(out, before)
+        }
+
+        // Zero bytes after the last member are ignored, as by gzip -d.
+        let reference = scratch.path + "/reference"
+        XCTAssertEqual(try Child.run(analyze, ["--quiet", "--out", reference, scratch.write("plain.ndjson", text)]).exitCode, 0)
+        for padding in [1, 7, 4096, 300_000] {
+            let padded = scratch.path + "/padded-\(padding)"
+            let path = scratch.write("padded-\(padding).ndjson.gz", gz + Data(count: padding))
+            let run = try Child.run(analyze, ["--quiet", "--out", padded, path])
+            XCTAssertEqual(run.exitCode, 0, "\(padding) zero bytes: \(run.stderr)")
+            for name in ["installs.csv", "profile_switches.csv", "quiz_answers.csv"] {
+                XCTAssertEqual(FileManager.default.contents(atPath: padded + "/" + name),
+                               FileManager.default.contents(atPath: reference + "/" + name), "\(padding): \(name)")
+            }
+            let quality = try String(contentsOfFile: padded + "/quality.csv", encoding: .utf8)
+            XCTAssertTrue(quality.contains("bytes_read,\(gz.count + padding)\n"), quality)
+        }
+    }
+
+    // MARK: Output failures
+
+    /// Many rejects make rejects.csv the biggest file by far, so it is the one that
+    /// does not fit: the earlier temporaries were written and must be removed.
+    private func inputWithLargeRejects(_ scratch: Scratch) -> String {
+        var text = try! String(contentsOfFile: example("basic/events.ndjson"), encoding: .utf8)
+        text += String(repeating: "not json\n", count: 5000)
+        return scratch.write("many-rejects.ndjson", Data(text.utf8))
+    }
+
+    func testFileSizeLimitFailsTheWriteAndLeavesOutputsUntouched() throws {
+        let scratch = Scratch()
+        let (out, before) = try establishedOutput(scratch)
+        let input = inputWithLargeRejects(scratch)
+        // RLIMIT_FSIZE with SIGXFSZ ignored: write(2) fails with EFBIG past 20 KiB
+        // (ulimit -f counts 512-byte blocks), the way it fails with ENOSPC on a full
+        // device. Works without privileges.
+        let run = try Child.run("/bin/sh", ["-c", "trap '' XFSZ; ulimit -f 40; exec \"$0\" \"$@\"", analyze, "--out", out, input])
+        assertFailure(run, exit: 2, mentions: ["rejects.csv", "File too large"], out: out, before: before, "RLIMIT_FSIZE")
+    }
+
+    func testFullDeviceFailsTheWriteAndLeavesOutputsUntouched() throws {
+        let scratch = Scratch()
+        // Outside `scratch`, whose removal must not run into a mounted file system.
+        let device = NSTemporaryDirectory() + "analyze-small-device-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: device, withIntermediateDirectories: false)
+        defer { rmdir(device) }
+        // A 48 KiB tmpfs holds one run's five small files and four more temporaries,
+        // not the large rejects.csv. Mounting needs CAP_SYS_ADMIN (root in a
+        // container usually has it); without it the RLIMIT_FSIZE test above covers
+        // the same code path.
+        guard FileManager.default.isExecutableFile(atPath: "/bin/mount") else {
+            print("FailureMatrixTests: no /bin/mount; full-device case not run")
+            return
+        }
+        let mounted = try Child.run("/bin/mount", ["-t", "tmpfs", "-o", "size=48k,mode=0755", "tmpfs", device])
+        guard mounted.exitCode == 0 else {
+            print("FailureMatrixTests: cannot mount a tmpfs here (\(mounted.stderr.trimmingCharacters(in: .whitespacesAndNewlines))); full-device case not run")
+            return
+        }
+        defer { _ = try? Child.run("/bin/umount", ["-l", device]) }
+        let out = device + "/out"
+        var run = try Child.run(analyze, ["--quiet", "--out", out, example("basic/events.ndjson")])
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        let before = Scratch.snapshot(out)
+        XCTAssertEqual(Set(before.keys), Self.csvNames)
+        run = try Child.run(analyze, ["--out", out, inputWithLargeRejects(scratch)])
+        assertFailure(run, exit: 2, mentions: ["No space left on device"], out: out, before: before, "full tmpfs")
+
+        // A read-only device: refused before any input is read.
+        XCTAssertEqual(try Child.run("/bin/mount", ["-o", "remount,ro", device]).exitCode, 0)
+        run = try Child.run(analyze, ["--out", out, example("basic/events.ndjson")])
+        assertFailure(run, exit: 2, mentions: [out, "Read-only file system"], out: out, before: before, "read-only tmpfs")
+    }
+
+    // MARK: Standard streams
+
+    func testClosedStandardStreamsDoNotChangeTheRun() throws {
+        let scratch = Scratch()
+        let reference = scratch.path + "/reference"
+        XCTAssertEqual(try Child.run(analyze, ["--quiet", "--out", reference, sampleExport]).exitCode, 0)
+        let expected = Scratch.snapshot(reference)
+        // With 0, 1 or 2 closed, the files the run opens get those numbers; nothing
+        // meant for standard error may end up in them.
+        let variants: [(String, Child.Input, Child.Output, Child.Output)] = [
+            ("stdout closed", .null, .closed, .capture),
+            ("stderr closed", .null, .capture, .closed),
+            ("all three closed", .closed, .closed, .closed),
+        ]
+        for (name, input, output, error) in variants {
+            let out = scratch.path + "/" + name.replacingOccurrences(of: " ", with: "-")
+            let run = try Child.run(analyze, ["--out", out, sampleExport], stdin: input, stdout: output, stderr: error)
+            XCTAssertEqual(run.exitCode, 0, "\(name): \(run.stderr)")
+            assertOutput(out, equals: expected, name)
+        }
+        // A failing run with standard error closed still fails.
+        let run = try Child.run(analyze, ["--out", scratch.path + "/x", scratch.path + "/missing"], stderr: .closed)
+        XCTAssertEqual(run.exitCode, 2)
+    }
+
+    func testHelpIntoAReaderThatStopsEarly() throws {
+        // `analyze --help | head -c1`: the help fits in the pipe buffer, so the write
+        // succeeds before the reader goes away.
+        let scratch = Scratch()
+        let status = scratch.path + "/status"
+        let run = try Child.run("/bin/sh", ["-c", "{ \"$0\" --help; echo $? > \"$1\"; } | head -c1", analyze, status])
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        XCTAssertEqual(run.stdout, "U")
+        XCTAssertEqual(run.stderr, "")
+        XCTAssertEqual(try String(contentsOfFile: status, encoding: .utf8), "0\n", "analyze's own exit status")
+    }
+
+    /// When what `--help` / `--version` print cannot be written (standard output
+    /// closed, or a pipe whose reader is gone) the command did not do what it was
+    /// asked: exit 2, an I/O error (SPEC §6), with a message; never a silent 0 and
+    /// never death by SIGPIPE.
+    func testHelpAndVersionReportAnUnwritableStandardOutput() throws {
+        for flag in ["--help", "--version"] {
+            for (name, output) in [("closed", Child.Output.closed), ("broken pipe", .brokenPipe)] {
+                let run = try Child.run(analyze, [flag], stdout: output)
+                XCTAssertNil(run.signal, "\(flag), stdout \(name): killed by signal \(run.signal ?? 0)")
+                XCTAssertEqual(run.exitCode, 2, "\(flag), stdout \(name): exit \(run.exitCode.map(String.init) ?? "-"), stderr '\(run.stderr)'")
+                XCTAssertTrue(run.stderr.hasPrefix("analyze: ") && run.stderr.contains("standard output"),
+                              "\(flag), stdout \(name): stderr '\(run.stderr)'")
+            }
+        }
+    }
+
+    // MARK: Signals
+
+    /// Generated once for the signal tests: 300 000 events, gzip (about 19 MB).
+    nonisolated(unsafe) private static var bigInputPath: String?
+
+    private func bigInput() throws -> String {
+        if let path = Self.bigInputPath { return path }
+        let path = NSTemporaryDirectory() + "analyze-failure-matrix-\(getpid()).ndjson.gz"
+        let generator = AnalyzeBinary.productsDirectory.appendingPathComponent("generate-events").path
+        let run = try Child.run(generator, ["--events", "300000", "--seed", "77", "--noise", "0.01", "--gzip", "--level", "1", "--out", path], timeout: 300)
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        Self.bigInputPath = path
+        return path
+    }
+
+    func testSignalWhileReadingRemovesNothingAndExits130Or143() throws {
+        let scratch = Scratch()
+        let (out, before) = try establishedOutput(scratch)
+        let text = try Data(contentsOf: URL(fileURLWithPath: example("basic/events.ndjson")))
+        for (signal, code) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
+            // Standard input stays open: the run is certainly still reading.
+            let child = try Child(analyze, ["--out", out, "-"], stdin: .pipe)
+            child.writeToStandardInput(text)
+            usleep(300_000)
+            child.send(signal)
+            let run = child.wait()
+            XCTAssertEqual(run.exitCode, code, "signal \(signal): \(run.stderr)")
+            XCTAssertTrue(run.stderr.contains("analyze: interrupted"), run.stderr)
+            assertOutput(out, equals: before, "signal \(signal) while reading")
+        }
+    }
+
+    func testSignalAtAnyMomentLeavesOldOrNewOutputsNeverAMix() throws {
+        let scratch = Scratch()
+        let (out, before) = try establishedOutput(scratch)
+        let input = try bigInput()
+        var complete: [String: Data]?
+        func completeOutput() throws -> [String: Data] {
+            if let complete { return complete }
+            let reference = scratch.path + "/complete"
+            XCTAssertEqual(try Child.run(analyze, ["--quiet", "--out", reference, input], timeout: 300).exitCode, 0)
+            complete = Scratch.snapshot(reference)
+            return complete!
+        }
+        // From 0.2 s on: before its first instructions the process has no handler yet
+        // (a sanitized build starts slowly), and SIGINT would simply kill it.
+        for (index, delay) in [0.2, 0.5, 1.0, 2.0, 3.5].enumerated() {
+            let (signal, code) = index % 2 == 0 ? (SIGINT, Int32(130)) : (SIGTERM, Int32(143))
+            let child = try Child(analyze, ["--quiet", "--out", out, input])
+            usleep(UInt32(delay * 1_000_000))
+            child.send(signal)
+            let run = child.wait(timeout: 300)
+            XCTAssertNil(run.signal, "delay \(delay): died of signal \(run.signal ?? 0) instead of exiting")
+            XCTAssertTrue(run.exitCode == code || run.exitCode == 0, "delay \(delay): exit \(run.exitCode ?? -1), \(run.stderr)")
+            let after = Scratch.snapshot(out)
+            XCTAssertEqual(after.keys.filter { $0.contains(".tmp-") }, [], "delay \(delay): temporary files left")
+            if after != before {
+                // The signal came after the last rename (or the run finished): all new.
+                XCTAssertEqual(after, try completeOutput(), "delay \(delay): a mix of old and new outputs")
+                restore(out, before)
+            } else {
+                XCTAssertEqual(run.exitCode, code, "delay \(delay): exit 0 but --out unchanged")
+            }
+        }
+    }
+
+    // MARK: Usage errors (SPEC §5)
+
+    func testEveryUsageErrorExitsOneAndTouchesNothing() throws {
+        let scratch = Scratch()
+        let (out, before) = try establishedOutput(scratch)
+        let input = example("basic/events.ndjson")
+        let cases: [(arguments: [String], mention: String)] = [
+            // unknown flags
+            (["--bogus", input], "--bogus"), (["-x", input], "-x"), (["--out-dir", "d", input], "--out-dir"),
+            (["--QUIET", input], "--QUIET"), (["---", input], "---"),
+            // missing values
+            ([input, "--out"], "--out"), ([input, "--timezone"], "--timezone"), ([input, "--threads"], "--threads"),
+            ([input, "--max-reject-rate"], "--max-reject-rate"), ([input, "--max-reject-rows"], "--max-reject-rows"),
+            ([input, "--max-line-bytes"], "--max-line-bytes"),
+            // malformed values
+            (["--threads", "abc", input], "--threads"), (["--threads", "1.5", input], "--threads"),
+            (["--threads", "", input], "--threads"), (["--threads=", input], "--threads"), (["--threads", " 2", input], "--threads"),
+            (["--threads", "99999999999999999999999", input], "--threads"), (["--threads", "0x10", input], "--threads"),
+            (["--max-line-bytes", "1e3", input], "--max-line-bytes"), (["--max-reject-rows", "1.0", input], "--max-reject-rows"),
+            (["--max-reject-rate", "abc", input], "--max-reject-rate"), (["--max-reject-rate", "nan", input], "--max-reject-rate"),
+            (["--max-reject-rate", "inf", input], "--max-reject-rate"), (["--max-reject-rate", "1e999", input], "--max-reject-rate"),
+            (["--max-reject-rate", "", input], "--max-reject-rate"), (["--max-reject-rate", "0.5%", input], "--max-reject-rate"),
+            (["--quiet=yes", input], "--quiet"), (["--out=", input], "--out"),
+            // zero where at least 1 is needed
+            (["--threads", "0", input], "--threads"), (["--max-line-bytes", "0", input], "--max-line-bytes"),
+            (["--threads=00", input], "--threads"),
+            // negative numbers
+            (["--threads", "-1", input], "--threads"), (["--threads=-4", input], "--threads"),
+            (["--max-line-bytes", "-5", input], "--max-line-bytes"), (["--max-reject-rows", "-1", input], "--max-reject-rows"),
+            (["--max-reject-rate", "-0.5", input], "--max-reject-rate"), (["--max-reject-rate=-1e-3", input], "--max-reject-rate"),
+            // unknown time zones: IANA names are case-sensitive, offsets only ±HH:MM
+            (["--timezone", "Asia/tokyo", input], "Asia/tokyo"), (["--timezone", "utc", input], "utc"),
+            (["--timezone", "Mars/Olympus_Mons", input], "Mars/Olympus_Mons"), (["--timezone", "+0900", input], "+0900"),
+            (["--timezone", "+9:00", input], "+9:00"), (["--timezone", "09:00", input], "09:00"),
+            (["--timezone", "+09:60", input], "+09:60"), (["--timezone", "UTC+9", input], "UTC+9"),
+            (["--timezone", "", input], "--timezone"), (["--timezone=", input], "--timezone"),
+            // no path
+            ([], "no input path"), (["--quiet"], "no input path"), (["--"], "no input path"),
+            (["--out", out], "no input path"),
+            // standard input twice
+            (["-", "-"], "'-'"), (["-", input, "-"], "'-'"), (["--", "-", "-"], "'-'"),
+        ]
+        for (arguments, mention) in cases {
+            let run = try Child.run(analyze, ["--out", out] + arguments, stdin: .closed)
+            assertFailure(run, exit: 1, mentions: [mention], out: out, before: before, "\(arguments)")
+            let missing = scratch.path + "/never-created"
+            let again = try Child.run(analyze, ["--out", missing] + arguments, stdin: .closed)
+            // (["--out", out] as the arguments names its own --out last, which wins.)
+            if !arguments.contains("--out") {
+                assertFailure(again, exit: 1, mentions: [mention], out: missing, before: nil, "\(arguments), new --out")
+            }
+        }
+    }
+
+    // MARK: Hostile lines
+
+    func testDeepNestingIsHandledWithoutRecursion() throws {
+        let scratch = Scratch()
+        let depth = 100_000
+        let open = String(repeating: "[", count: depth), close = String(repeating: "]", count: depth)
+        let objects = String(repeating: "{\"a\":", count: depth) + "1" + String(repeating: "}", count: depth)
+        let envelope = #""event_id":"%@","timestamp":"2026-11-28T09:15:02Z","device_id":"d","profile_id":"p""#
+        func event(_ id: String, _ type: String, _ extra: String) -> String {
+            "{" + envelope.replacingOccurrences(of: "%@", with: id) + ",\"event_type\":\"\(type)\"," + extra + "}"
+        }
+        let action = #""action":{"elementId":"q","meta":{"onboardingId":"o"},"params":{"type":"select","value":{"id":"x"}},"#
+        let lines = [
+            open,                                                             // 1 invalid_json (never closed)
+            open + close,                                                     // 2 not_an_object
+            "{\"x\":" + open + close + "}",                                   // 3 missing_field
+            event("e1", "logout", "\"deep\":" + open + close),                // 4 accepted
+            event("e2", "logout", "\"deep\":" + objects),                     // 5 accepted
+            event("e3", "onboarding_state_updated", action + "\"deep\":" + open + close + "}"),  // 6 accepted
+            event("e4", "onboarding_state_updated", action + "\"deep\":" + objects + "}"),       // 7 accepted
+            event("e5", "onboarding_state_updated", action + "\"deep\":" + open + "}"),          // 8 invalid_json
+            open + "{" + close,                                               // 9 invalid_json
+            String(repeating: "{\"a\":", count: depth),                       // 10 invalid_json
+        ]
+        let input = scratch.write("deep.ndjson", Data(lines.joined(separator: "\n").utf8))
+        let out = scratch.path + "/out"
+        let run = try Child.run(analyze, ["--quiet", "--threads", "2", "--out", out, input], timeout: 300)
+        XCTAssertNil(run.signal, "crashed: \(run.stderr)")
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        let rejects = try String(contentsOfFile: out + "/rejects.csv", encoding: .utf8)
+        XCTAssertEqual(rejects, """
+            file,line,reason
+            \(input),1,invalid_json
+            \(input),2,not_an_object
+            \(input),3,missing_field
+            \(input),8,invalid_json
+            \(input),9,invalid_json
+            \(input),10,invalid_json
+
+            """)
+        let quality = try String(contentsOfFile: out + "/quality.csv", encoding: .utf8)
+        XCTAssertTrue(quality.contains("\nevents,4\n"), quality)
+    }
+
+    /// Runs `analyze` on a 200 MB line (plus short lines around it) and checks that
+    /// the line is rejected as line_too_long while streaming: peak memory stays far
+    /// below the line's size.
+    private func assertHugeLineIsStreamed(_ arguments: [String], stdin: Child.Input, feed: ((Child) -> Void)?,
+                                          file expectedFile: String, scratch: Scratch, _ context: String) throws {
+        let out = scratch.path + "/out-" + context.replacingOccurrences(of: " ", with: "-")
+        let child = try Child(analyze, ["--quiet", "--threads", "2", "--out", out] + arguments, stdin: stdin)
+        feed?(child)
+        let run = child.wait(timeout: 600)
+        XCTAssertEqual(run.exitCode, 0, "\(context): \(run.stderr)")
+        // Chunk buffers are (min(threads, 2 × cores) + 2) × 4 MiB = 16 MiB here; a
+        // debug build peaks around 25 MB in all.
+        XCTAssertGreaterThan(run.maxRSSKiB, 0, "\(context): no memory sample")
+        XCTAssertLessThan(run.maxRSSKiB, 100 * 1024, "\(context): peak RSS \(run.maxRSSKiB) KiB for a 200 MB line")
+        let rejects = try String(contentsOfFile: out + "/rejects.csv", encoding: .utf8)
+        XCTAssertEqual(rejects, "file,line,reason\n\(expectedFile),1,line_too_long\n\(expectedFile),5,invalid_json\n", context)
+        let quality = try String(contentsOfFile: out + "/quality.csv", encoding: .utf8)
+        for row in ["lines,4", "events,2", "rejected,2", "rejected_line_too_long,1"] {
+            XCTAssertTrue(quality.contains("\n" + row + "\n"), "\(context): \(row) in\n\(quality)")
+        }
+    }
+
+    /// Line 1: 200 MB inside a JSON string; 2: an event; 3: 50 MB of blanks (skipped,
+    /// but counted in line numbers); 4: an event; 5: not JSON.
+    private static let hugeLinesScript = """
+        printf '{"event_id":"huge","pad":"'; head -c 200000000 /dev/zero | tr '\\0' x; printf '"}\\n'
+        printf '%s\\n' '{"event_id":"a","event_type":"logout","timestamp":0,"device_id":"d","profile_id":"p"}'
+        head -c 50000000 /dev/zero | tr '\\0' ' '; printf '\\t\\r\\n'
+        printf '%s\\n' '{"event_id":"b","event_type":"logout","timestamp":1,"device_id":"d","profile_id":"q"}'
+        printf 'not json'
+        """
+
+    func testA200MegabyteLineInGzipIsRejectedWhileStreaming() throws {
+        let scratch = Scratch()
+        let path = scratch.path + "/huge.ndjson.gz"
+        let made = try Child.run("/bin/sh", ["-c", "{ \(Self.hugeLinesScript); } | gzip -1 > \"$0\"", path], timeout: 300)
+        XCTAssertEqual(made.exitCode, 0, made.stderr)
+        try assertHugeLineIsStreamed([path], stdin: .null, feed: nil, file: path, scratch: scratch, "gzip")
+    }
+
+    func testA200MegabyteLineOnStandardInputIsRejectedWhileStreaming() throws {
+        let scratch = Scratch()
+        // Plain text straight from the generating shell through a pipe: never on disk.
+        let script = scratch.write("huge.sh", Data(Self.hugeLinesScript.utf8))
+        try assertHugeLineIsStreamed(["-"], stdin: .command("/bin/sh \(script)"), feed: nil, file: "-", scratch: scratch, "stdin")
+    }
+
+    /// `--threads` has no upper bound in SPEC §5; a large value must not turn into
+    /// per-thread memory that is allocated up front (a few thousand threads' worth of
+    /// partials is gigabytes; a million gets the process killed).
+    func testALargeThreadCountDoesNotPreallocateMemoryPerThread() throws {
+        let scratch = Scratch()
+        let out = scratch.path + "/out"
+        let run = try Child.run(analyze, ["--quiet", "--threads", "4000", "--out", out, example("basic/events.ndjson")], timeout: 300)
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        XCTAssertLessThan(run.maxRSSKiB, 150 * 1024, "peak RSS \(run.maxRSSKiB) KiB for a 4 KB input with --threads 4000")
+    }
+
+    // MARK: Regressions found by fuzzing
+
+    /// Fuzz/regressions/parser/escaped-timestamp (fuzz-parser, invariant 1): a
+    /// timestamp string holding a JSON escape was parsed from a stale copy of the
+    /// parser's decode arena (`withBytes(of: string(timestampValue, ...))` in
+    /// EventParser.parse evaluates `self` before `string` appends to the arena). A
+    /// debug build traps on the out-of-range slice; a release build reads whatever
+    /// an earlier line left there, so a valid timestamp is rejected and a garbage one
+    /// accepted with an earlier line's instant. SPEC §2: escapes are decoded first;
+    /// `\u005A` is `Z`.
+    func testTimestampsWithJSONEscapesAreDecodedBeforeParsing() throws {
+        let scratch = Scratch()
+        let lines = [
+            #"{"event_id":"a1","event_type":"logout","timestamp":"2026-01-01T00:00:00\u005A","device_id":"d1","profile_id":"p1"}"#,
+            #"{"event_id":"a2","event_type":"logout","timestamp":"not a timestamp!!!\u0021\u0021","device_id":"d2","profile_id":"p2"}"#,
+            #" {"event_id":"e7","event_type":"foo","timestamp":"2026-06-1TW02:00:\u19e9"}"#,
+            #"{"event_id":"a3","event_type":"logout","timestamp":"2026-11-28T09:15:02\u002E123Z","device_id":"d3","profile_id":"p3"}"#,
+        ]
+        let input = scratch.write("escaped.ndjson", Data(lines.joined(separator: "\n").utf8))
+        let out = scratch.path + "/out"
+        let run = try Child.run(analyze, ["--quiet", "--threads", "1", "--out", out, input])
+        XCTAssertNil(run.signal, "crashed: \(run.stderr.prefix(300))")
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        XCTAssertEqual(try? String(contentsOfFile: out + "/rejects.csv", encoding: .utf8),
+                       "file,line,reason\n\(input),2,bad_timestamp\n\(input),3,bad_timestamp\n")
+        let quality = (try? String(contentsOfFile: out + "/quality.csv", encoding: .utf8)) ?? ""
+        for row in ["events,2", "first_event,2026-01-01T00:00:00.000Z", "last_event,2026-11-28T09:15:02.123Z"] {
+            XCTAssertTrue(quality.contains("\n" + row + "\n"), "\(row) in\n\(quality)")
+        }
+    }
+
+    // MARK: Privacy
+
+    /// SPEC §4.5: raw line content is never written anywhere. A marker in every
+    /// field the outputs do not carry, in accepted, duplicate and rejected lines
+    /// of every reason, and in a damaged gzip, must appear in no output, message
+    /// or CSV.
+    func testNoLineContentInAnyOutputOrMessage() throws {
+        let scratch = Scratch()
+        let marker = "PII-7f3a-marker@example.com"
+        let m = marker
+        let lines = [
+            #"{"event_id":"\#(m)1","event_type":"identify","timestamp":1,"device_id":"\#(m)","profile_id":"\#(m)p","customer_user_id":"\#(m)u","email":"\#(m)"}"#,
+            #"{"event_id":"\#(m)1","event_type":"identify","timestamp":2,"device_id":"\#(m)","profile_id":"\#(m)p","customer_user_id":"\#(m)u"}"#,
+            #"{"event_id":"\#(m)2","event_type":"\#(m)","timestamp":1,"name":"\#(m)"}"#,
+            "\(m) not json",
+            #"["\#(m)"]"#,
+            #"{"event_type":"logout","note":"\#(m)"}"#,
+            #"{"event_id":"\#(m)3","event_type":"logout","timestamp":1,"device_id":7,"profile_id":"\#(m)"}"#,
+            #"{"event_id":"\#(m)4","event_type":"logout","timestamp":"\#(m)","device_id":"d","profile_id":"p"}"#,
+            #"{"event_id":"\#(m)5","event_type":"onboarding_analytics","timestamp":1,"device_id":"d","profile_id":"p","action":"\#(m)"}"#,
+            "{\"event_id\":\"x\",\"pad\":\"" + String(repeating: m, count: 100) + "\"}",
+        ]
+        let input = scratch.write("pii.ndjson", Data(lines.joined(separator: "\n").utf8))
+        let damaged = scratch.write("pii.ndjson.gz", try Child.shell("gzip -c", stdin: Data(lines.joined(separator: "\n").utf8)).dropLast(3))
+        let out = scratch.path + "/out"
+        var runs = [try Child.run(analyze, ["--out", out, "--max-line-bytes", "1000", input])]
+        runs.append(try Child.run(analyze, ["--out", out, "--max-reject-rate", "0.1", input]))
+        runs.append(try Child.run(analyze, ["--out", out, damaged]))
+        XCTAssertEqual(runs.map(\.exitCode), [0, 3, 2])
+        for run in runs {
+            XCTAssertFalse(run.stderr.contains("PII-7f3a") || run.stdout.contains("PII-7f3a"), run.stderr)
+        }
+        for (name, data) in Scratch.snapshot(out) {
+            XCTAssertFalse(String(decoding: data, as: UTF8.self).contains("PII-7f3a"), "\(name) holds line content")
+        }
+    }
+}
+
+// MARK: - Child processes
+
+/// How a child process ended and what it wrote.
+struct ChildResult {
+    /// The exit status when it exited, nil when a signal ended it.
+    var exitCode: Int32?
+    var signal: Int32?
+    var stdout: String
+    var stderr: String
+    /// Peak resident set size: the largest `VmHWM` of /proc/PID/status seen while
+    /// waiting (sampled every 2 ms; not `wait4`'s `ru_maxrss`, which for a child
+    /// started by posix_spawn — clone with CLONE_VM — includes the test process's
+    /// own peak, recorded when the child's exec left the shared address space).
+    var maxRSSKiB: Int
+
+    static let failedToStart = ChildResult(exitCode: nil, signal: nil, stdout: "", stderr: "(not started)", maxRSSKiB: 0)
+}
+
+/// One child process started with `posix_spawn`.
+final class Child {
+    enum Input {
+        case null, closed
+        case file(String)
+        /// A pipe the test writes with ``writeToStandardInput(_:)``.
+        case pipe
+        /// The standard output of `/bin/sh -c command`.
+        case command(String)
+    }
+
+    enum Output {
+        /// Into a file, returned as text.
+        case capture
+        case closed
+        /// A pipe whose reading end is closed before the child starts.
+        case brokenPipe
+    }
+
+    let pid: pid_t
+    private var stdinWriter: Int32 = -1
+    private var feeder: pid_t = 0
+    private let stdoutPath: String
+    private let stderrPath: String
+
+    init(_ executable: String, _ arguments: [String], stdin: Input = .null, stdout: Output = .capture,
+         stderr: Output = .capture) throws {
+        let tag = NSTemporaryDirectory() + "analyze-child-\(getpid())-\(UUID().uuidString)"
+        stdoutPath = tag + ".out"
+        stderrPath = tag + ".err"
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        var closeInParent: [Int32] = []
+
+        switch stdin {
+        case .null: posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        case .closed: posix_spawn_file_actions_addclose(&actions, 0)
+        case .file(let path): posix_spawn_file_actions_addopen(&actions, 0, path, O_RDONLY, 0)
+        case .pipe, .command:
+            var fds: [Int32] = [0, 0]
+            try Child.makePipe(&fds)
+            posix_spawn_file_actions_adddup2(&actions, fds[0], 0)
+            closeInParent.append(fds[0])
+            if case .command(let command) = stdin {
+                feeder = try Child.spawnFeeder(command, into: fds[1])
+                close(fds[1])
+            } else {
+                stdinWriter = fds[1]
+            }
+        }
+        for (fd, output, path) in [(Int32(1), stdout, stdoutPath), (Int32(2), stderr, stderrPath)] {
+            switch output {
+            case .capture: posix_spawn_file_actions_addopen(&actions, fd, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            case .closed: posix_spawn_file_actions_addclose(&actions, fd)
+            case .brokenPipe:
+                var fds: [Int32] = [0, 0]
+                try Child.makePipe(&fds)
+                close(fds[0])
+                posix_spawn_file_actions_adddup2(&actions, fds[1], fd)
+                closeInParent.append(fds[1])
+            }
+        }
+        pid = try Child.spawn(executable, arguments, actions: &actions)
+        for fd in closeInParent { close(fd) }
+    }
+
+    /// A pipe whose ends are closed on exec (the child gets its end by dup2).
+    private static func makePipe(_ fds: inout [Int32]) throws {
+        guard pipe(&fds) == 0 else { throw POSIXError(.EMFILE) }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    }
+
+    private static func spawn(_ executable: String, _ arguments: [String], actions: inout posix_spawn_file_actions_t) throws -> pid_t {
+        // Default dispositions and an empty mask, whatever the test runner set.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        sigdelset(&all, SIGKILL)
+        sigdelset(&all, SIGSTOP)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in argv + envp { free(pointer) } }
+        var pid = pid_t()
+        let status = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EINVAL) }
+        return pid
+    }
+
+    /// `/bin/sh -c command` writing into `fd`.
+    private static func spawnFeeder(_ command: String, into fd: Int32) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, fd, 1)
+        return try spawn("/bin/sh", ["-c", command], actions: &actions)
+    }
+
+    /// Writes everything (blocking); the pipe stays open until ``closeStandardInput()`` or ``wait(timeout:)``.
+    func writeToStandardInput(_ data: Data) {
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = write(stdinWriter, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return }
+                offset += n
+            }
+        }
+    }
+
+    func closeStandardInput() {
+        if stdinWriter >= 0 { close(stdinWriter) }
+        stdinWriter = -1
+    }
+
+    func send(_ signal: Int32) {
+        kill(pid, signal)
+    }
+
+    /// Waits for the child (killing it after `timeout` seconds, a test failure).
+    func wait(timeout: Double = 120, file: StaticString = #filePath, line: UInt = #line) -> ChildResult {
+        closeStandardInput()
+        var status: Int32 = 0
+        var peak = 0
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            peak = max(peak, Child.highWaterMarkKiB(of: pid))
+            let done = waitpid(pid, &status, WNOHANG)
+            if done == pid { break }
+            if done < 0 && errno != EINTR { break }
+            if Date() > deadline {
+                XCTFail("child \(pid) still running after \(timeout) s; killed", file: file, line: line)
+                kill(pid, SIGKILL)
+            }
+            usleep(2_000)
+        }
+        if feeder > 0 {
+            kill(feeder, SIGKILL)
+            var ignored: Int32 = 0
+            waitpid(feeder, &ignored, 0)
+        }
+        let stdout = Child.text(of: stdoutPath), stderr = Child.text(of: stderrPath)
+        unlink(stdoutPath)
+        unlink(stderrPath)
+        let signal = status & 0x7f
+        return ChildResult(
+            exitCode: signal == 0 ? (status >> 8) & 0xff : nil,
+            signal: signal == 0 ? nil : signal,
+            stdout: stdout, stderr: stderr, maxRSSKiB: peak)
+    }
+
+    /// A captured stream, read with read(2): FileManager.contents(atPath:) leaks its
+    /// buffer for empty files (swift-foundation; LeakSanitizer reports it).
+    private static func text(of path: String) -> String {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            bytes += buffer[..<n]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `VmHWM` (peak RSS, KiB) of a running process; 0 once it has exited.
+    private static func highWaterMarkKiB(of pid: pid_t) -> Int {
+        let status = text(of: "/proc/\(pid)/status")
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return 0 }
+        return Int(line.dropFirst(6).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "") ?? 0
+    }
+
+    /// Starts, waits, returns.
+    static func run(_ executable: String, _ arguments: [String], stdin: Input = .null, stdout: Output = .capture,
+                    stderr: Output = .capture, timeout: Double = 120) throws -> ChildResult {
+        try Child(executable, arguments, stdin: stdin, stdout: stdout, stderr: stderr).wait(timeout: timeout)
+    }
+
+    /// The standard output of `/bin/sh -c command` fed `stdin`.
+    static func shell(_ command: String, stdin: Data) throws -> Data {
+        let scratch = Scratch()
+        let input = scratch.write("stdin", stdin)
+        let output = scratch.path + "/stdout"
+        let run = try Child.run("/bin/sh", ["-c", command + " > \"$0\"", output], stdin: .file(input))
+        guard run.exitCode == 0 else { throw POSIXError(.EIO) }
+        return FileManager.default.contents(atPath: output) ?? Data()
+    }
+}
+
+/// Results filled in by concurrent workers.
+private final class ConcurrentResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var results: [ChildResult]
+
+    init(count: Int) { results = Array(repeating: .failedToStart, count: count) }
+
+    func set(_ index: Int, _ result: ChildResult) {
+        lock.lock()
+        results[index] = result
+        lock.unlock()
+    }
+
+    func get(_ index: Int) -> ChildResult {
+        lock.lock()
+        defer { lock.unlock() }
+        return results[index]
+    }
+}
