@@ -24,25 +24,22 @@ extension EventParser {
         }
         let isStateUpdate = type == .onboardingStateUpdated
         var elementID: JSONValue?, meta: JSONValue?, params: JSONValue?, name: JSONValue?
-        let keys: [StaticString] = isStateUpdate ? ["elementId", "meta", "params"] : ["name", "meta"]
-        guard let actionValues = readMembers(of: action, keys: keys, in: scanner) else { return false }
         if isStateUpdate {
-            (elementID, meta, params) = (actionValues[0], actionValues[1], actionValues[2])
+            (elementID, meta, params, _) = readMembers(of: action, "elementId", "meta", "params", in: scanner)
         } else {
-            (name, meta) = (actionValues[0], actionValues[1])
+            (name, meta, _, _) = readMembers(of: action, "name", "meta", in: scanner)
         }
 
         var wellFormed = true
         // meta: {onboardingId, screenClientId?, screenIndex?, screensTotal?}
         if let meta, meta.kind == .object {
-            guard let m = readMembers(of: meta, keys: ["onboardingId", "screenClientId", "screenIndex", "screensTotal"], in: scanner)
-            else { return false }
-            if let onboarding = m[0], onboarding.kind == .string {
+            let m = readMembers(of: meta, "onboardingId", "screenClientId", "screenIndex", "screensTotal", in: scanner)
+            if let onboarding = m.0, onboarding.kind == .string {
                 fields.onboardingID = string(onboarding, in: scanner)
             } else {
                 wellFormed = false
             }
-            wellFormed = wellFormed && Self.isOptionalString(m[1]) && Self.isOptionalInteger(m[2]) && Self.isOptionalInteger(m[3])
+            wellFormed = wellFormed && Self.isOptionalString(m.1) && Self.isOptionalInteger(m.2) && Self.isOptionalInteger(m.3)
         } else {
             wellFormed = false
         }
@@ -54,11 +51,11 @@ extension EventParser {
                 wellFormed = false
             }
             if let params, params.kind == .object {
-                guard let p = readMembers(of: params, keys: ["type", "value"], in: scanner) else { return false }
-                if let paramsType = p[0], paramsType.kind == .string {
+                let p = readMembers(of: params, "type", "value", in: scanner)
+                if let paramsType = p.0, paramsType.kind == .string {
                     let typeRef = string(paramsType, in: scanner)
                     fields.paramsType = typeRef
-                    guard let valueShape = readParamsValue(p[1], type: typeRef, in: scanner, into: &fields) else { return false }
+                    let valueShape = readParamsValue(p.1, type: typeRef, in: scanner, into: &fields)
                     wellFormed = wellFormed && valueShape
                 } else {
                     wellFormed = false
@@ -77,11 +74,11 @@ extension EventParser {
         return true
     }
 
-    /// Checks `params.value` against `params.type`. nil: a read key repeats;
-    /// otherwise whether the shape is right. Collects the options of answers.
+    /// Whether `params.value` has the shape `params.type` asks for; collects
+    /// the options of answers.
     private mutating func readParamsValue(
         _ value: JSONValue?, type typeRef: StringRef, in scanner: JSONScanner, into fields: inout ActionFields
-    ) -> Bool? {
+    ) -> Bool {
         enum ParamsType { case select, multiSelect, input, datePicker, other }
         let kind: ParamsType = withBytes(of: typeRef) { bytes in
             if bytes.equals("select") { return .select }
@@ -97,8 +94,8 @@ extension EventParser {
             return value?.kind == .object
         case .datePicker:
             guard let value, value.kind == .object else { return false }
-            guard let d = readMembers(of: value, keys: ["day", "month", "year"], in: scanner) else { return nil }
-            return Self.isOptionalInteger(d[0]) && Self.isOptionalInteger(d[1]) && Self.isOptionalInteger(d[2])
+            let d = readMembers(of: value, "day", "month", "year", in: scanner)
+            return Self.isOptionalInteger(d.0) && Self.isOptionalInteger(d.1) && Self.isOptionalInteger(d.2)
         case .select:
             fields.answerKind = .select
             guard let value, value.kind == .object else { return false }
@@ -111,8 +108,7 @@ extension EventParser {
             var wellFormed = true
             for element in elements {
                 if element.kind == .object {
-                    guard let optionShape = readOption(element, in: scanner) else { return nil }
-                    wellFormed = wellFormed && optionShape
+                    wellFormed = readOption(element, in: scanner) && wellFormed
                 } else {
                     wellFormed = false
                 }
@@ -121,28 +117,33 @@ extension EventParser {
         }
     }
 
-    /// An option object `{id, value?, label?}`. nil: a read key repeats.
-    private mutating func readOption(_ object: JSONValue, in scanner: JSONScanner) -> Bool? {
-        guard let o = readMembers(of: object, keys: ["id", "value", "label"], in: scanner) else { return nil }
-        guard let id = o[0], id.kind == .string, Self.isOptionalString(o[1]), Self.isOptionalString(o[2]) else {
+    /// Whether an option object is `{id, value?, label?}`; collects it.
+    private mutating func readOption(_ object: JSONValue, in scanner: JSONScanner) -> Bool {
+        let o = readMembers(of: object, "id", "value", "label", in: scanner)
+        guard let id = o.0, id.kind == .string, Self.isOptionalString(o.1), Self.isOptionalString(o.2) else {
             return false
         }
         let option = OptionRefs(
             id: string(id, in: scanner),
-            value: o[1].flatMap { $0.kind == .string ? string($0, in: scanner) : nil } ?? .empty,
-            label: o[2].flatMap { $0.kind == .string ? string($0, in: scanner) : nil } ?? .empty)
+            value: o.1.flatMap { $0.kind == .string ? string($0, in: scanner) : nil } ?? .empty,
+            label: o.2.flatMap { $0.kind == .string ? string($0, in: scanner) : nil } ?? .empty)
         appendOption(option)
         return true
     }
 
-    /// The values of `keys` in `object` (nil where absent). Always non-nil:
-    /// repeated keys were ruled out before (``JSONScanner/hasRepeatedKey``).
-    private mutating func readMembers(of object: JSONValue, keys: [StaticString], in scanner: JSONScanner) -> [JSONValue?]? {
-        var found = [JSONValue?](repeating: nil, count: keys.count)
+    /// The values of up to four keys in `object` (nil where absent), without
+    /// allocating. Repeated keys were ruled out before (``JSONScanner/hasRepeatedKey``).
+    /// An unused key position is the empty string, whose slot the caller ignores.
+    private mutating func readMembers(
+        of object: JSONValue, _ k0: StaticString, _ k1: StaticString, _ k2: StaticString = "",
+        _ k3: StaticString = "", in scanner: JSONScanner
+    ) -> (JSONValue?, JSONValue?, JSONValue?, JSONValue?) {
+        var found: (JSONValue?, JSONValue?, JSONValue?, JSONValue?) = (nil, nil, nil, nil)
         scanner.forEachMember(ofObjectAt: object.start, scratch: &scratchForKeys) { key, value in
-            for (k, name) in keys.enumerated() where key.equals(name) {
-                found[k] = value
-            }
+            if key.equals(k0) { found.0 = value }
+            else if key.equals(k1) { found.1 = value }
+            else if key.equals(k2) { found.2 = value }
+            else if key.equals(k3) { found.3 = value }
             return true
         }
         return found
