@@ -40,6 +40,12 @@ public enum InterruptCleanup {
         free(path)
     }
 
+    /// Set once every output is in place; a signal held back during the
+    /// renames then reports that the outputs were written.
+    nonisolated(unsafe) fileprivate static var outputsWritten: sig_atomic_t = 0
+
+    static func markOutputsWritten() { outputsWritten = 1 }
+
     /// Runs `body` with SIGINT and SIGTERM held back, so a group of renames
     /// is never cut in half.
     static func withSignalsBlocked<R>(_ body: () throws(AnalyzeError) -> R) throws(AnalyzeError) -> R {
@@ -57,7 +63,9 @@ private func handle(_ signal: Int32) {
     for slot in 0..<InterruptCleanup.capacity {
         if let path = InterruptCleanup.paths[slot] { unlink(path) }
     }
-    let message: StaticString = "\nanalyze: interrupted; no output written\n"
+    let message: StaticString = InterruptCleanup.outputsWritten != 0
+        ? "\nanalyze: interrupted after all outputs were written\n"
+        : "\nanalyze: interrupted; no output written\n"
     _ = write(STDERR_FILENO, message.utf8Start, message.utf8CodeUnitCount)
     _exit(128 + signal)
 }

@@ -66,6 +66,7 @@ struct OutputDirectory {
                 throw .input("cannot write '\(file.final)': \(reason)")
             }
             for file in written { InterruptCleanup.unregister(file.slot) }
+            InterruptCleanup.markOutputsWritten()
         }
     }
 
