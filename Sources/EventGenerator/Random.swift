@@ -8,11 +8,12 @@
 /// Only IEEE basic arithmetic is used (no libm), so the bytes do not depend on the
 /// platform's math library.
 
-/// SplitMix64: used to expand a 64-bit seed into xoshiro state.
-struct SplitMix64 {
+/// SplitMix64: used to expand a 64-bit seed into xoshiro state, and by tests
+/// that need reproducible shuffles.
+public struct SplitMix64: RandomNumberGenerator {
     var state: UInt64
-    init(_ seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
+    public init(_ seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -46,7 +46,7 @@ final class DeterminismTests: XCTestCase {
         let lines = generateExport(clean).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).map(Array.init)
         let directory = TemporaryDirectory()
         let reference = eventOutputs(try run([directory.write("ordered.ndjson", lines.joined(separator: [0x0A]) + [0x0A])], threads: 2))
-        var rng = SystemRandomNumberGenerator()
+        var rng = SplitMix64(2026)   // seeded: a failure reproduces
         for round in 0..<3 {
             let shuffled = lines.shuffled(using: &rng)
             let cut1 = Int.random(in: 1..<(shuffled.count / 2), using: &rng)
@@ -82,7 +82,7 @@ final class DeterminismTests: XCTestCase {
         var chunks: [Chunk] = []
         var start = 0
         var sequence = 0
-        var rng = SystemRandomNumberGenerator()
+        var rng = SplitMix64(7)
         while start < text.count {
             var end = min(text.count, start + Int.random(in: 1_000...40_000, using: &rng))
             while end < text.count && text[end - 1] != 0x0A { end += 1 }

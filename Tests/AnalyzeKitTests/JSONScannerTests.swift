@@ -82,8 +82,7 @@ final class JSONScannerTests: XCTestCase {
             Array(text.utf8).withUnsafeBytes { raw in
                 let scanner = JSONScanner(raw)
                 var occurrences: [KeyOccurrence] = []
-                var scratch: [UInt8] = []
-                return scanner.hasRepeatedKey(inValueAt: 0, occurrences: &occurrences, scratch: &scratch)
+                return scanner.hasRepeatedKey(inValueAt: 0, occurrences: &occurrences)
             }
         }
         XCTAssertFalse(repeated("{\"a\":1,\"b\":{\"a\":2},\"c\":[{\"a\":3},{\"a\":4}]}"))
@@ -102,8 +101,7 @@ extension JSONScannerTests {
         func repeated(_ text: String) -> Bool {
             Array(text.utf8).withUnsafeBytes { raw in
                 var occurrences: [KeyOccurrence] = []
-                var scratch: [UInt8] = []
-                return JSONScanner(raw).hasRepeatedKey(inValueAt: 0, occurrences: &occurrences, scratch: &scratch)
+                return JSONScanner(raw).hasRepeatedKey(inValueAt: 0, occurrences: &occurrences)
             }
         }
         XCTAssertTrue(repeated("{\"abcdefgh1\":1,\"abcdefgh2\":2,\"abcdefgh1\":3}"))

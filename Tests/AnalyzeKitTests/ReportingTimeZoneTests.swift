@@ -1,4 +1,5 @@
 import Foundation
+import EventGenerator
 import XCTest
 @testable import AnalyzeKit
 
@@ -115,7 +116,7 @@ final class ReportingTimeZoneTests: XCTestCase {
     /// Foundation directly, next to every transition and anywhere in the
     /// range, in any order (this checks the caching, not the zone data).
     func testResolverAgreesWithFoundationInAnyOrder() throws {
-        var generator = ShuffleGenerator(seed: 42)
+        var generator = SplitMix64(42)
         for name in ["America/New_York", "Europe/London", "Australia/Lord_Howe", "Africa/Monrovia",
                      "Asia/Kolkata", "America/St_Johns", "Pacific/Chatham", "Antarctica/Troll"] {
             let zone = try XCTUnwrap(TimeZone(identifier: name))
@@ -224,18 +225,5 @@ final class CivilDateConversionTests: XCTestCase {
             else if date.month > 1 { date.month -= 1; date.day = length(date.year, date.month) }
             else { date = CivilDate(year: date.year - 1, month: 12, day: 31) }
         }
-    }
-}
-
-/// A small seeded generator (SplitMix64) so that shuffles are reproducible.
-private struct ShuffleGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

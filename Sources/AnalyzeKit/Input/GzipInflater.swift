@@ -51,13 +51,6 @@ final class GzipInflater {
         UnsafeRawBufferPointer(rebasing: input[consumed..<inputCount])
     }
 
-    private func refill() throws(AnalyzeError) {
-        inputOffset += inputCount
-        consumed = 0
-        inputCount = try reader.read(into: input)
-        if inputCount == 0 { endOfInput = true }
-    }
-
     /// Makes at least `n` unconsumed bytes available unless the input ends first.
     private func ensurePending(_ n: Int) throws(AnalyzeError) {
         while inputCount - consumed < n && !endOfInput {
@@ -92,9 +85,7 @@ final class GzipInflater {
     func read(into destination: UnsafeMutableRawBufferPointer) throws(AnalyzeError) -> Int {
         var produced = 0
         while produced < destination.count {
-            if consumed == inputCount && !endOfInput {
-                try refill()
-            }
+            try ensurePending(1)
             switch state {
             case .finished:
                 return produced

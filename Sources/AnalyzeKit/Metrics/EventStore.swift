@@ -172,11 +172,14 @@ struct EventShard {
 
     mutating func reserveCapacity(_ n: Int) {
         records.reserveCapacity(n)
-        while slots.count * 2 < n * 3 { grow() }
+        var size = slots.count
+        while size * 2 < n * 3 { size *= 2 }
+        if size > slots.count { grow(to: size) }
     }
 
-    private mutating func grow() {
-        let size = slots.count * 2
+    /// Rebuilds the index with `size` slots (a power of two).
+    private mutating func grow(to size: Int? = nil) {
+        let size = size ?? slots.count * 2
         slots = [UInt64](repeating: 0, count: size)
         mask = size - 1
         for (index, record) in records.enumerated() {

@@ -19,7 +19,7 @@ extension EventParser {
     mutating func readAction(
         _ action: JSONValue, of type: EventType, in scanner: JSONScanner, into fields: inout ActionFields
     ) -> Bool {
-        if scanner.hasRepeatedKey(inValueAt: action.start, occurrences: &keyOccurrences, scratch: &scratchForKeys) {
+        if scanner.hasRepeatedKey(inValueAt: action.start, occurrences: &keyOccurrences) {
             return false
         }
         let isStateUpdate = type == .onboardingStateUpdated

@@ -474,7 +474,7 @@ extension JSONScanner {
     /// are then checked one by one: small ones pairwise (cheap prefix filter
     /// first), large ones by sorting, so even an object with thousands of keys
     /// costs O(k log k).
-    func hasRepeatedKey(inValueAt start: Int, occurrences: inout [KeyOccurrence], scratch: inout [UInt8]) -> Bool {
+    func hasRepeatedKey(inValueAt start: Int, occurrences: inout [KeyOccurrence]) -> Bool {
         occurrences.removeAll(keepingCapacity: true)
         var objects = ContainerStack()   // kinds of the open containers
         var openObjects: [Int] = []      // numbers of the open objects, innermost last
