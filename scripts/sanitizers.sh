@@ -92,10 +92,10 @@ run() {  # run SANITIZER FILTER
 }
 
 case "$which" in
-    thread) run thread "${filter:-AnalyzeKitTests}" ;;
+    thread) run thread "$filter" ;;
     address) run address "$filter" ;;
     all)
-        run thread "${filter:-AnalyzeKitTests}"
+        run thread "$filter"
         run address "$filter"
         ;;
     *) echo "usage: scripts/sanitizers.sh [thread|address|all] [FILTER]"; exit 2 ;;

@@ -4,9 +4,10 @@ import Glibc
 import Musl
 #endif
 
-/// Removes this run's temporary output files when SIGINT or SIGTERM arrives,
-/// then exits with 128 + the signal (130 / 143), leaving earlier outputs as
-/// they were.
+/// Removes this run's temporary output files when SIGINT, SIGTERM or SIGHUP
+/// arrives, then exits with 128 + the signal (130 / 143 / 129), leaving earlier
+/// outputs as they were. (SIGHUP: the terminal of a hand-run closed, or a job
+/// runner hung up. SIGQUIT keeps its default, a core dump, as asked for.)
 ///
 /// The handler may only use async-signal-safe calls, so the paths live in a
 /// fixed table of C strings filled before each temporary file is created.
@@ -21,9 +22,10 @@ public enum InterruptCleanup {
     /// Installs the handlers (call once, from the executable).
     public static func install() {
         _ = paths
-        signal(SIGINT, handle)
-        signal(SIGTERM, handle)
+        for number in handled { signal(number, handle) }
     }
+
+    static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
     /// Remembers `path` for removal on interrupt; returns its slot.
     static func register(_ path: String) -> Int? {
@@ -46,13 +48,12 @@ public enum InterruptCleanup {
 
     static func markOutputsWritten() { outputsWritten = 1 }
 
-    /// Runs `body` with SIGINT and SIGTERM held back, so a group of renames
+    /// Runs `body` with the handled signals held back, so a group of renames
     /// is never cut in half.
     static func withSignalsBlocked<R>(_ body: () throws(AnalyzeError) -> R) throws(AnalyzeError) -> R {
         var blocked = sigset_t(), previous = sigset_t()
         sigemptyset(&blocked)
-        sigaddset(&blocked, SIGINT)
-        sigaddset(&blocked, SIGTERM)
+        for number in handled { sigaddset(&blocked, number) }
         pthread_sigmask(SIG_BLOCK, &blocked, &previous)
         defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
         return try body()
