@@ -79,11 +79,7 @@ final class JSONScannerTests: XCTestCase {
 
     func testFindsRepeatedKeysAtAnyDepthOnDecodedBytes() {
         func repeated(_ text: String) -> Bool {
-            Array(text.utf8).withUnsafeBytes { raw in
-                let scanner = JSONScanner(raw)
-                var occurrences: [KeyOccurrence] = []
-                return scanner.hasRepeatedKey(inValueAt: 0, occurrences: &occurrences)
-            }
+            repeatedKeyInTape(text)
         }
         XCTAssertFalse(repeated("{\"a\":1,\"b\":{\"a\":2},\"c\":[{\"a\":3},{\"a\":4}]}"))
         XCTAssertTrue(repeated("{\"a\":1,\"a\":2}"))
@@ -96,13 +92,47 @@ final class JSONScannerTests: XCTestCase {
 }
 
 extension JSONScannerTests {
+    /// The tape holds every value in document order, with keys, kinds, spans and
+    /// sibling links that skip nested subtrees.
+    func testActionTapeRecordsStructureInDocumentOrder() {
+        let text = #"{"a":1, "b":{"c":[true,{}]},"d":"x\n"}"#
+        Array(text.utf8).withUnsafeBytes { raw in
+            var scanner = JSONScanner(raw)
+            var tape = ActionTape()
+            XCTAssertEqual(scanner.scanContainer(at: 0, visitor: &tape), raw.count)
+            let entries = tape.entries
+            XCTAssertEqual(entries.map(\.value.kind), [.object, .number, .object, .array, .boolean, .object, .string])
+            XCTAssertEqual(entries.map(\.next), [7, 2, 6, 6, 5, 6, 7])
+            var scratch: [UInt8] = []
+            let keys = entries.indices.map { index in
+                entries[index].hasKey ? tape.withKey(of: index, in: scanner, scratch: &scratch) { String(decoding: $0, as: UTF8.self) } : "-"
+            }
+            XCTAssertEqual(keys, ["-", "a", "b", "c", "-", "-", "d"])
+            func children(_ index: Int) -> [Int] {
+                var found: [Int] = []
+                tape.forEachChild(of: index) { found.append($0) }
+                return found
+            }
+            XCTAssertEqual(children(0), [1, 2, 6])
+            XCTAssertEqual(children(2), [3])
+            XCTAssertEqual(children(3), [4, 5])
+            XCTAssertEqual(children(5), [])
+            // Spans: `{"c":[true,{}]}` for b, `"x\n"` (escaped) for d.
+            let b = entries[2].value, d = entries[6].value
+            XCTAssertEqual(String(decoding: UnsafeRawBufferPointer(rebasing: raw[b.start..<b.end]), as: UTF8.self), #"{"c":[true,{}]}"#)
+            XCTAssertEqual(String(decoding: UnsafeRawBufferPointer(rebasing: raw[d.start..<d.end]), as: UTF8.self), #""x\n""#)
+            XCTAssertTrue(d.hasEscapes)
+            // Reused for the next container: nothing of the first remains.
+            tape.reset()
+            XCTAssertEqual(scanner.scanContainer(at: 17, visitor: &tape), 26)
+            XCTAssertEqual(tape.entries.map(\.value.kind), [.array, .boolean, .object])
+        }
+    }
+
     /// Regression: keys sharing a prefix must all be compared, not only neighbours.
     func testRepeatedKeysWithASharedPrefixAreFound() {
         func repeated(_ text: String) -> Bool {
-            Array(text.utf8).withUnsafeBytes { raw in
-                var occurrences: [KeyOccurrence] = []
-                return JSONScanner(raw).hasRepeatedKey(inValueAt: 0, occurrences: &occurrences)
-            }
+            repeatedKeyInTape(text)
         }
         XCTAssertTrue(repeated("{\"abcdefgh1\":1,\"abcdefgh2\":2,\"abcdefgh1\":3}"))
         XCTAssertTrue(repeated("{\"abcdefgh2\":1,\"abcdefgh1\":2,\"abcdefgh3\":0,\"abcdefgh2\":3}"))
@@ -114,5 +144,19 @@ extension JSONScannerTests {
         let alike = (0..<50_000).map { "\"prefix_\(100_000 + $0)\":0" }.joined(separator: ",")
         XCTAssertFalse(repeated("{" + alike + "}"))
         XCTAssertTrue(repeated("{" + alike + ",\"prefix_100007\":1}"))
+    }
+}
+
+/// Records `text` (one object) in an ``ActionTape`` and checks it for repeated keys.
+private func repeatedKeyInTape(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> Bool {
+    Array(text.utf8).withUnsafeBytes { raw in
+        var scanner = JSONScanner(raw)
+        var tape = ActionTape()
+        guard let end = scanner.scanContainer(at: 0, visitor: &tape) else {
+            XCTFail("not valid JSON: \(text)", file: file, line: line)
+            return false
+        }
+        XCTAssertEqual(end, raw.count, file: file, line: line)
+        return tape.hasRepeatedKey(in: scanner)
     }
 }

@@ -10,36 +10,37 @@ struct ActionFields {
 }
 
 extension EventParser {
-    /// Reads `action` (an object) of an onboarding event: the fields the
-    /// metrics use, its options, and whether it has the SPEC's shape.
+    /// Reads `action` (an object, recorded in ``actionTape`` while the line was
+    /// validated) of an onboarding event: the fields the metrics use, its
+    /// options, and whether it has the SPEC's shape.
     ///
     /// Returns false when any object inside `action` repeats a key: the SPEC
     /// reads `action` at any depth, and a repeat there is `invalid_json`,
     /// which outranks every shape problem.
-    mutating func readAction(
-        _ action: JSONValue, of type: EventType, in scanner: JSONScanner, into fields: inout ActionFields
-    ) -> Bool {
-        if scanner.hasRepeatedKey(inValueAt: action.start, occurrences: &keyOccurrences) {
-            return false
-        }
+    mutating func readAction(of type: EventType, in scanner: JSONScanner, into fields: inout ActionFields) -> Bool {
+        if actionTape.hasRepeatedKey(in: scanner) { return false }
+        let root = 0
         let isStateUpdate = type == .onboardingStateUpdated
-        var elementID: JSONValue?, meta: JSONValue?, params: JSONValue?, name: JSONValue?
+        var elementID: JSONValue?, meta: Int?, params: Int?, name: JSONValue?
         if isStateUpdate {
-            (elementID, meta, params, _) = readMembers(of: action, "elementId", "meta", "params", in: scanner)
+            let m = members(of: root, "elementId", "meta", "params", in: scanner)
+            (elementID, meta, params) = (value(m.0), m.1, m.2)
         } else {
-            (name, meta, _, _) = readMembers(of: action, "name", "meta", in: scanner)
+            let m = members(of: root, "name", "meta", in: scanner)
+            (name, meta) = (value(m.0), m.1)
         }
 
         var wellFormed = true
         // meta: {onboardingId, screenClientId?, screenIndex?, screensTotal?}
-        if let meta, meta.kind == .object {
-            let m = readMembers(of: meta, "onboardingId", "screenClientId", "screenIndex", "screensTotal", in: scanner)
-            if let onboarding = m.0, onboarding.kind == .string {
+        if let meta, actionTape.entries[meta].value.kind == .object {
+            let m = members(of: meta, "onboardingId", "screenClientId", "screenIndex", "screensTotal", in: scanner)
+            if let onboarding = value(m.0), onboarding.kind == .string {
                 fields.onboardingID = string(onboarding, in: scanner)
             } else {
                 wellFormed = false
             }
-            wellFormed = wellFormed && Self.isOptionalString(m.1) && Self.isOptionalInteger(m.2) && Self.isOptionalInteger(m.3)
+            wellFormed = wellFormed && Self.isOptionalString(value(m.1)) && Self.isOptionalInteger(value(m.2))
+                && Self.isOptionalInteger(value(m.3))
         } else {
             wellFormed = false
         }
@@ -50,9 +51,9 @@ extension EventParser {
             } else {
                 wellFormed = false
             }
-            if let params, params.kind == .object {
-                let p = readMembers(of: params, "type", "value", in: scanner)
-                if let paramsType = p.0, paramsType.kind == .string {
+            if let params, actionTape.entries[params].value.kind == .object {
+                let p = members(of: params, "type", "value", in: scanner)
+                if let paramsType = value(p.0), paramsType.kind == .string {
                     let typeRef = string(paramsType, in: scanner)
                     fields.paramsType = typeRef
                     let valueShape = readParamsValue(p.1, type: typeRef, in: scanner, into: &fields)
@@ -74,10 +75,10 @@ extension EventParser {
         return true
     }
 
-    /// Whether `params.value` has the shape `params.type` asks for; collects
-    /// the options of answers.
+    /// Whether `params.value` (the tape entry `entry`) has the shape
+    /// `params.type` asks for; collects the options of answers.
     private mutating func readParamsValue(
-        _ value: JSONValue?, type typeRef: StringRef, in scanner: JSONScanner, into fields: inout ActionFields
+        _ entry: Int?, type typeRef: StringRef, in scanner: JSONScanner, into fields: inout ActionFields
     ) -> Bool {
         enum ParamsType { case select, multiSelect, input, datePicker, other }
         let kind: ParamsType = withBytes(of: typeRef) { bytes in
@@ -87,66 +88,78 @@ extension EventParser {
             if bytes.equals("datePicker") { return .datePicker }
             return .other
         }
+        let valueKind = value(entry)?.kind
         switch kind {
         case .other:
             return true
         case .input:
-            return value?.kind == .object
+            return valueKind == .object
         case .datePicker:
-            guard let value, value.kind == .object else { return false }
-            let d = readMembers(of: value, "day", "month", "year", in: scanner)
-            return Self.isOptionalInteger(d.0) && Self.isOptionalInteger(d.1) && Self.isOptionalInteger(d.2)
+            guard let entry, valueKind == .object else { return false }
+            let d = members(of: entry, "day", "month", "year", in: scanner)
+            return Self.isOptionalInteger(value(d.0)) && Self.isOptionalInteger(value(d.1))
+                && Self.isOptionalInteger(value(d.2))
         case .select:
             fields.answerKind = .select
-            guard let value, value.kind == .object else { return false }
-            return readOption(value, in: scanner)
+            guard let entry, valueKind == .object else { return false }
+            return readOption(entry, in: scanner)
         case .multiSelect:
             fields.answerKind = .multiSelect
-            guard let value, value.kind == .array else { return false }
-            var elements: [JSONValue] = []
-            scanner.forEachElement(ofArrayAt: value.start) { elements.append($0); return true }
+            guard let entry, valueKind == .array else { return false }
             var wellFormed = true
-            for element in elements {
-                if element.kind == .object {
+            var element = entry + 1
+            let stop = Int(actionTape.entries[entry].next)
+            while element < stop {
+                if actionTape.entries[element].value.kind == .object {
                     wellFormed = readOption(element, in: scanner) && wellFormed
                 } else {
                     wellFormed = false
                 }
+                element = Int(actionTape.entries[element].next)
             }
             return wellFormed
         }
     }
 
-    /// Whether an option object is `{id, value?, label?}`; collects it.
-    private mutating func readOption(_ object: JSONValue, in scanner: JSONScanner) -> Bool {
-        let o = readMembers(of: object, "id", "value", "label", in: scanner)
-        guard let id = o.0, id.kind == .string, Self.isOptionalString(o.1), Self.isOptionalString(o.2) else {
+    /// Whether the option object at tape entry `object` is `{id, value?, label?}`; collects it.
+    private mutating func readOption(_ object: Int, in scanner: JSONScanner) -> Bool {
+        let o = members(of: object, "id", "value", "label", in: scanner)
+        let id = value(o.0), optionValue = value(o.1), label = value(o.2)
+        guard let id, id.kind == .string, Self.isOptionalString(optionValue), Self.isOptionalString(label) else {
             return false
         }
         let option = OptionRefs(
             id: string(id, in: scanner),
-            value: o.1.flatMap { $0.kind == .string ? string($0, in: scanner) : nil } ?? .empty,
-            label: o.2.flatMap { $0.kind == .string ? string($0, in: scanner) : nil } ?? .empty)
+            value: optionValue.flatMap { $0.kind == .string ? string($0, in: scanner) : nil } ?? .empty,
+            label: label.flatMap { $0.kind == .string ? string($0, in: scanner) : nil } ?? .empty)
         appendOption(option)
         return true
     }
 
-    /// The values of up to four keys in `object` (nil where absent), without
-    /// allocating. Repeated keys were ruled out before (``JSONScanner/hasRepeatedKey``).
-    /// An unused key position is the empty string, whose slot the caller ignores.
-    private mutating func readMembers(
-        of object: JSONValue, _ k0: StaticString, _ k1: StaticString, _ k2: StaticString = "",
+    /// The tape entries of up to four keys of the object at entry `object`
+    /// (nil where absent), without allocating. Repeated keys were ruled out
+    /// before (``ActionTape/hasRepeatedKey(in:)``). An unused key position is
+    /// the empty string, whose slot the caller ignores.
+    private mutating func members(
+        of object: Int, _ k0: StaticString, _ k1: StaticString, _ k2: StaticString = "",
         _ k3: StaticString = "", in scanner: JSONScanner
-    ) -> (JSONValue?, JSONValue?, JSONValue?, JSONValue?) {
-        var found: (JSONValue?, JSONValue?, JSONValue?, JSONValue?) = (nil, nil, nil, nil)
-        scanner.forEachMember(ofObjectAt: object.start, scratch: &scratchForKeys) { key, value in
-            if key.equals(k0) { found.0 = value }
-            else if key.equals(k1) { found.1 = value }
-            else if key.equals(k2) { found.2 = value }
-            else if key.equals(k3) { found.3 = value }
-            return true
+    ) -> (Int?, Int?, Int?, Int?) {
+        var found: (Int?, Int?, Int?, Int?) = (nil, nil, nil, nil)
+        let tape = actionTape
+        tape.forEachChild(of: object) { member in
+            tape.withKey(of: member, in: scanner, scratch: &scratchForKeys) { key in
+                if key.equals(k0) { found.0 = member }
+                else if key.equals(k1) { found.1 = member }
+                else if key.equals(k2) { found.2 = member }
+                else if key.equals(k3) { found.3 = member }
+            }
         }
         return found
+    }
+
+    /// The value of a tape entry.
+    private func value(_ entry: Int?) -> JSONValue? {
+        entry.map { actionTape.entries[$0].value }
     }
 
     private static func isOptionalString(_ value: JSONValue?) -> Bool {

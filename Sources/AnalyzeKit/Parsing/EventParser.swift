@@ -3,8 +3,8 @@
 ///
 /// One parser per worker: its buffers are reused line after line, so parsing
 /// allocates nothing in the steady state. The whole line is validated as JSON
-/// in one pass that also records the top-level envelope keys; the `action`
-/// object of onboarding events is walked a second time for its shape.
+/// in one pass that also records the top-level envelope keys and the structure
+/// of `action` (an ``ActionTape``), from which its fields and shape are read.
 struct EventParser {
     enum Outcome {
         case accepted
@@ -17,10 +17,10 @@ struct EventParser {
     private(set) var options: [OptionRefs] = []
     private var arena: [UInt8] = []
     private var scratch: [UInt8] = []
-    /// Decoded keys while walking nested objects (kept apart from `scratch`).
+    /// Decoded keys while reading nested objects (kept apart from `scratch`).
     var scratchForKeys: [UInt8] = []
-    /// Keys found inside `action`, for the repeated-key check.
-    var keyOccurrences: [KeyOccurrence] = []
+    /// The structure of the line's (first) `action` object.
+    var actionTape = ActionTape()
     private var line = UnsafeRawBufferPointer(start: nil, count: 0)
 
     init() {
@@ -71,7 +71,7 @@ struct EventParser {
         if type.isOnboarding {
             if envelope.actionRepeated { return .rejected(.invalidJSON) }
             if let value = envelope.action, value.kind == .object {
-                guard readAction(value, of: type, in: scanner, into: &action) else { return .rejected(.invalidJSON) }
+                guard readAction(of: type, in: scanner, into: &action) else { return .rejected(.invalidJSON) }
             }
         }
 
@@ -149,8 +149,9 @@ struct EventParser {
     }
 
     /// Validates the top-level object starting at `start` and records the
-    /// envelope keys. False when the line is not valid JSON or an envelope key repeats.
-    private func scanTopLevel(_ scanner: inout JSONScanner, from start: Int, into envelope: inout Envelope) -> Bool {
+    /// envelope keys, and the structure of an `action` object in ``actionTape``.
+    /// False when the line is not valid JSON or an envelope key repeats.
+    private mutating func scanTopLevel(_ scanner: inout JSONScanner, from start: Int, into envelope: inout Envelope) -> Bool {
         var i = scanner.skipWhitespace(start + 1)
         guard i < scanner.end else { return false }
         if scanner.byte(i) != UInt8(ascii: "}") {
@@ -162,13 +163,21 @@ struct EventParser {
                 i = scanner.skipWhitespace(afterKey)
                 guard i < scanner.end, scanner.byte(i) == UInt8(ascii: ":") else { return false }
                 i = scanner.skipWhitespace(i + 1)
-                guard let value = scanner.scanValue(at: i) else { return false }
                 let slot: EnvelopeKey?
                 if keyEscapes {
                     scanner.decodeString(keyValue, into: &keyScratch)
                     slot = keyScratch.withUnsafeBytes { EnvelopeKey(matching: $0) }
                 } else {
                     slot = EnvelopeKey(matching: scanner.rawContent(keyValue))
+                }
+                let value: JSONValue
+                if slot == .action && envelope.action == nil && i < scanner.end && scanner.byte(i) == UInt8(ascii: "{") {
+                    actionTape.reset()
+                    guard let next = scanner.scanContainer(at: i, visitor: &actionTape) else { return false }
+                    value = JSONValue(start: i, end: next, kind: .object, flag: false)
+                } else {
+                    guard let scanned = scanner.scanValue(at: i) else { return false }
+                    value = scanned
                 }
                 if let slot {
                     switch slot {

@@ -6,6 +6,10 @@
 /// explicit stack, never recursion, so depth is bounded by the line length
 /// only. Scanning touches each byte once.
 ///
+/// Containers are skipped without building anything, or reported to a
+/// ``JSONStructureVisitor`` (``ActionTape`` records the `action` object that
+/// way, so it is never walked twice).
+///
 /// The scanner reports only *that* something is invalid; a line is rejected
 /// as a whole with `invalid_json`, so no error position is computed.
 struct JSONScanner {
@@ -78,6 +82,15 @@ struct JSONScanner {
     /// Validates an object or array starting at `i` (iteratively); returns the
     /// index after its closing bracket.
     private mutating func skipContainer(at start: Int) -> Int? {
+        var ignoring = IgnoringStructureVisitor()
+        return scanContainer(at: start, visitor: &ignoring)
+    }
+
+    /// Validates the object or array starting at `start` (iteratively),
+    /// reporting its structure to `visitor` in document order; returns the index
+    /// after its closing bracket. Specialized per visitor, so the plain skip
+    /// (``IgnoringStructureVisitor``) costs nothing extra.
+    mutating func scanContainer<Visitor: JSONStructureVisitor>(at start: Int, visitor: inout Visitor) -> Int? {
         containers.removeAll()
         var i = start
         // Loop invariant: `i` is where a value is expected.
@@ -86,20 +99,23 @@ struct JSONScanner {
             let c = base[i]
             if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
                 let isObject = c == UInt8(ascii: "{")
+                visitor.open(isObject ? .object : .array, at: i)
                 i = skipWhitespace(i + 1)
                 guard i < end else { return nil }
                 if base[i] == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                     i += 1   // empty container: a complete value
+                    visitor.close(at: i)
                 } else {
                     containers.push(isObject)
                     if isObject {
-                        guard let afterKey = scanMemberKey(at: i) else { return nil }
+                        guard let afterKey = scanMemberKey(at: i, visitor: &visitor) else { return nil }
                         i = afterKey
                     }
                     continue valueLoop
                 }
             } else {
                 guard let value = scanValue(at: i) else { return nil }
+                visitor.scalar(value)
                 i = value.end
             }
             // After a complete value: close containers or move to the next element.
@@ -110,7 +126,7 @@ struct JSONScanner {
                 if c == UInt8(ascii: ",") {
                     i = skipWhitespace(i + 1)
                     if isObject {
-                        guard let afterKey = scanMemberKey(at: i) else { return nil }
+                        guard let afterKey = scanMemberKey(at: i, visitor: &visitor) else { return nil }
                         i = afterKey
                     }
                     continue valueLoop
@@ -118,16 +134,18 @@ struct JSONScanner {
                 guard c == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else { return nil }
                 containers.pop()
                 i += 1
+                visitor.close(at: i)
             }
             return i
         }
     }
 
     /// Scans `"key"` `:` and following whitespace; returns where the value starts.
-    private func scanMemberKey(at i: Int) -> Int? {
-        guard i < end, base[i] == UInt8(ascii: "\""), let (afterKey, _) = scanString(at: i) else { return nil }
+    private func scanMemberKey<Visitor: JSONStructureVisitor>(at i: Int, visitor: inout Visitor) -> Int? {
+        guard i < end, base[i] == UInt8(ascii: "\""), let (afterKey, escapes) = scanString(at: i) else { return nil }
         let colon = skipWhitespace(afterKey)
         guard colon < end, base[colon] == UInt8(ascii: ":") else { return nil }
+        visitor.key(start: i, end: afterKey, hasEscapes: escapes)
         return skipWhitespace(colon + 1)
     }
 
@@ -291,71 +309,6 @@ struct JSONScanner {
 }
 
 extension JSONScanner {
-    /// The value starting at `i` in text already validated: scalars are read
-    /// as usual (their flags matter), containers are skipped by counting
-    /// brackets outside strings, without validating again.
-    func validatedValue(at i: Int) -> JSONValue {
-        let c = base[i]
-        guard c == UInt8(ascii: "{") || c == UInt8(ascii: "[") else {
-            var copy = self
-            return copy.scanValue(at: i)!
-        }
-        var depth = 0
-        var j = i
-        repeat {
-            switch base[j] {
-            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1; j += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1; j += 1
-            case UInt8(ascii: "\""): j = scanString(at: j)!.0
-            default: j += 1
-            }
-        } while depth > 0
-        return JSONValue(start: i, end: j, kind: c == UInt8(ascii: "{") ? .object : .array, flag: false)
-    }
-
-    /// Walks the members of the object starting at `objectStart` (already
-    /// validated), calling `body` with each key's decoded bytes and its value.
-    /// `body` returns false to stop early.
-    func forEachMember(
-        ofObjectAt objectStart: Int,
-        scratch: inout [UInt8],
-        _ body: (UnsafeRawBufferPointer, JSONValue) -> Bool
-    ) {
-        var i = skipWhitespace(objectStart + 1)
-        guard i < end, base[i] != UInt8(ascii: "}") else { return }
-        while true {
-            guard let (afterKey, keyEscapes) = scanString(at: i) else { return }
-            let keyStart = i
-            i = skipWhitespace(afterKey)
-            i = skipWhitespace(i + 1)  // ':'
-            let value = validatedValue(at: i)
-            let keep: Bool
-            if keyEscapes {
-                decodeString(JSONValue(start: keyStart, end: afterKey, kind: .string, flag: true), into: &scratch)
-                keep = scratch.withUnsafeBytes { body($0, value) }
-            } else {
-                keep = body(UnsafeRawBufferPointer(start: base + keyStart + 1, count: afterKey - keyStart - 2), value)
-            }
-            guard keep else { return }
-            i = skipWhitespace(value.end)
-            guard i < end, base[i] == UInt8(ascii: ",") else { return }
-            i = skipWhitespace(i + 1)
-        }
-    }
-
-    /// Walks the elements of the array starting at `arrayStart` (already validated).
-    func forEachElement(ofArrayAt arrayStart: Int, _ body: (JSONValue) -> Bool) {
-        var i = skipWhitespace(arrayStart + 1)
-        guard i < end, base[i] != UInt8(ascii: "]") else { return }
-        while true {
-            let value = validatedValue(at: i)
-            guard body(value) else { return }
-            i = skipWhitespace(value.end)
-            guard i < end, base[i] == UInt8(ascii: ",") else { return }
-            i = skipWhitespace(i + 1)
-        }
-    }
-
     /// The raw content of a string value without its quotes (valid as-is when
     /// the string has no escapes).
     func rawContent(_ value: JSONValue) -> UnsafeRawBufferPointer {
@@ -456,122 +409,29 @@ struct ContainerStack {
     }
 }
 
-/// A key seen while looking for repeated keys: its object and bytes.
-struct KeyOccurrence {
-    var object: Int
-    /// The first (up to) 8 raw bytes and the length: a cheap filter before bytes are compared.
-    var prefix: UInt64
-    var start: Int
-    var end: Int
-    var hasEscapes: Bool
-}
-
-extension JSONScanner {
-    /// Whether any object inside the (validated) value at `start`, itself
-    /// included, has a key twice (compared on decoded bytes).
-    ///
-    /// One iterative walk collects every key with its object number; objects
-    /// are then checked one by one: small ones pairwise (cheap prefix filter
-    /// first), large ones by sorting, so even an object with thousands of keys
-    /// costs O(k log k).
-    func hasRepeatedKey(inValueAt start: Int, occurrences: inout [KeyOccurrence]) -> Bool {
-        occurrences.removeAll(keepingCapacity: true)
-        var objects = ContainerStack()   // kinds of the open containers
-        var openObjects: [Int] = []      // numbers of the open objects, innermost last
-        var nextObject = 0
-        var i = start
-        var expectKey = false
-        while i < end {
-            switch base[i] {
-            case UInt8(ascii: "{"):
-                objects.push(true)
-                openObjects.append(nextObject)
-                nextObject += 1
-                expectKey = true
-                i += 1
-            case UInt8(ascii: "["):
-                objects.push(false)
-                expectKey = false
-                i += 1
-            case UInt8(ascii: "}"):
-                objects.pop()
-                openObjects.removeLast()
-                i += 1
-                if objects.last == nil { i = end }
-            case UInt8(ascii: "]"):
-                objects.pop()
-                i += 1
-                if objects.last == nil { i = end }
-            case UInt8(ascii: ","):
-                expectKey = objects.last == true
-                i += 1
-            case UInt8(ascii: "\""):
-                let (after, escapes) = scanString(at: i)!
-                if expectKey {
-                    let length = after - i - 2
-                    var prefix = UInt64(truncatingIfNeeded: length) << 56
-                    for k in 0..<min(length, 7) { prefix |= UInt64(base[i + 1 + k]) << (8 * UInt64(k)) }
-                    occurrences.append(KeyOccurrence(object: openObjects.last!, prefix: prefix, start: i, end: after, hasEscapes: escapes))
-                    expectKey = false
-                }
-                i = after
-            default:
-                i += 1
-            }
-        }
-        guard occurrences.count > 1 else { return false }
-        if occurrences.contains(where: \.hasEscapes) {
-            // Rare: compare decoded keys per object after sorting.
-            occurrences.sort { ($0.object, $0.start) < ($1.object, $1.start) }
-            var decoded: [[UInt8]] = []
-            var objectStart = 0
-            while objectStart < occurrences.count {
-                var objectEnd = objectStart
-                while objectEnd < occurrences.count && occurrences[objectEnd].object == occurrences[objectStart].object { objectEnd += 1 }
-                decoded = occurrences[objectStart..<objectEnd].map { decodedKey($0) }
-                if Set(decoded).count != decoded.count { return true }
-                objectStart = objectEnd
-            }
-            return false
-        }
-        // Group keys by object and prefix; compare every pair inside a group.
-        occurrences.sort { ($0.object, $0.prefix) < ($1.object, $1.prefix) }
-        var groupStart = 0
-        for k in 1...occurrences.count {
-            if k < occurrences.count && occurrences[k].object == occurrences[groupStart].object
-                && occurrences[k].prefix == occurrences[groupStart].prefix {
-                continue
-            }
-            if k - groupStart > 16 {
-                // Many keys alike (adversarial input): hash whole keys instead.
-                var seen = Set<[UInt8]>()
-                for key in occurrences[groupStart..<k] where !seen.insert(decodedKey(key)).inserted { return true }
-            } else if k - groupStart > 1 {
-                for x in groupStart..<(k - 1) {
-                    for y in (x + 1)..<k {
-                        let a = occurrences[x], b = occurrences[y]
-                        if a.end - a.start == b.end - b.start && memcmp(base + a.start, base + b.start, a.end - a.start) == 0 {
-                            return true
-                        }
-                    }
-                }
-            }
-            groupStart = k
-        }
-        return false
-    }
-
-    private func decodedKey(_ key: KeyOccurrence) -> [UInt8] {
-        let value = JSONValue(start: key.start, end: key.end, kind: .string, flag: key.hasEscapes)
-        guard key.hasEscapes else { return Array(rawContent(value)) }
-        var bytes: [UInt8] = []
-        decodeString(value, into: &bytes)
-        return bytes
-    }
-}
-
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+
+/// Receives the structure of a container while ``JSONScanner/scanContainer(at:visitor:)``
+/// validates it: every member key, scalar, and container opening and closing,
+/// in document order.
+protocol JSONStructureVisitor {
+    /// A member key (its quotes included); the member's value follows.
+    mutating func key(start: Int, end: Int, hasEscapes: Bool)
+    mutating func scalar(_ value: JSONValue)
+    /// An object or array starting at `start`; ``close(at:)`` follows after its contents.
+    mutating func open(_ kind: JSONKind, at start: Int)
+    /// The innermost open container ends just before `end`.
+    mutating func close(at end: Int)
+}
+
+/// Validation only.
+struct IgnoringStructureVisitor: JSONStructureVisitor {
+    @inline(__always) mutating func key(start: Int, end: Int, hasEscapes: Bool) {}
+    @inline(__always) mutating func scalar(_ value: JSONValue) {}
+    @inline(__always) mutating func open(_ kind: JSONKind, at start: Int) {}
+    @inline(__always) mutating func close(at end: Int) {}
+}
