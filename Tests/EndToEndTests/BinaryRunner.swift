@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import XCTest
 
@@ -49,12 +50,18 @@ enum AnalyzeBinary {
             writer.start()
         }
         // Read both pipes concurrently so neither fills up.
+        // The semaphore (not polling `Thread.isFinished`) orders the reader's write
+        // of `errBox.data` before the read below; ThreadSanitizer checks that.
         let errBox = DataBox()
-        let errReader = Thread { errBox.data = err.fileHandleForReading.readDataToEndOfFile() }
+        let errRead = DispatchSemaphore(value: 0)
+        let errReader = Thread {
+            errBox.data = err.fileHandleForReading.readDataToEndOfFile()
+            errRead.signal()
+        }
         errReader.start()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        while !errReader.isFinished { usleep(1000) }
+        errRead.wait()
         let errData = errBox.data
         return BinaryRun(
             status: process.terminationStatus,

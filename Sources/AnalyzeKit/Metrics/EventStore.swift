@@ -1,3 +1,4 @@
+import CSupport
 /// The identity of an event for de-duplication: two independent 64-bit
 /// hashes of its `event_id` bytes (see ``ByteHash``).
 struct EventKey: Hashable {
@@ -5,8 +6,7 @@ struct EventKey: Hashable {
     var high: UInt64
 
     init(_ eventID: UnsafeRawBufferPointer) {
-        low = ByteHash.hash(eventID, seed: 0x243f_6a88_85a3_08d3)
-        high = ByteHash.hash(eventID, seed: 0x1319_8a2e_0370_7344)
+        (low, high) = ByteHash.hashPair(eventID, seeds: (0x243f_6a88_85a3_08d3, 0x1319_8a2e_0370_7344))
     }
 }
 
@@ -66,6 +66,14 @@ struct EventStore {
 
     mutating func insert(_ record: EventRecord) {
         shards[Self.shard(record.key)].insert(record)
+    }
+
+    /// Starts loading the index slot `key` will probe, so that an ``insert(_:)``
+    /// issued a little later (after the rest of the event is prepared) does not
+    /// wait for memory.
+    @inline(__always)
+    func prefetch(_ key: EventKey) {
+        shards[Self.shard(key)].prefetch(key)
     }
 
     /// The kept record for `key`.
@@ -148,6 +156,11 @@ struct EventShard {
     }
 
     mutating func appendDropped(_ record: EventRecord) { dropped.append(record) }
+
+    @inline(__always)
+    func prefetch(_ key: EventKey) {
+        slots.withUnsafeBufferPointer { analyze_prefetch($0.baseAddress! + (Int(truncatingIfNeeded: key.low) & mask)) }
+    }
 
     /// Inserts every record of `other` (keys and identities already mapped by `remap`).
     mutating func absorb(_ other: EventShard, _ remap: (EventRecord) -> EventRecord) {

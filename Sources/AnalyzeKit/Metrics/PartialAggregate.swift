@@ -72,6 +72,11 @@ struct PartialAggregate {
 
     /// Parses and records every line of `chunk`.
     mutating func consume(_ chunk: Chunk) {
+        // Work on the parser as a local (swapped out, not copied), so lines can
+        // be recorded into `self` while the parser is read.
+        var parser = EventParser.unallocated
+        swap(&parser, &self.parser)
+        defer { swap(&parser, &self.parser) }
         let sequence = UInt64(chunk.sequence) << 32
         switch chunk.kind {
         case .oversizedLine(let isBlank):
@@ -98,7 +103,8 @@ struct PartialAggregate {
                     lineEnd = end
                     contentEnd = end
                 }
-                consumeLine(UnsafeRawBufferPointer(start: base + i, count: contentEnd - i), at: sequence | lineIndex)
+                consumeLine(UnsafeRawBufferPointer(start: base + i, count: contentEnd - i), at: sequence | lineIndex,
+                            parser: &parser)
                 lineIndex += 1
                 i = lineEnd + 1
             }
@@ -106,7 +112,7 @@ struct PartialAggregate {
         }
     }
 
-    private mutating func consumeLine(_ line: UnsafeRawBufferPointer, at position: UInt64) {
+    private mutating func consumeLine(_ line: UnsafeRawBufferPointer, at position: UInt64, parser: inout EventParser) {
         guard !ChunkReader.isBlank(line) else { return }
         lines += 1
         guard line.count <= maxLineBytes else {
@@ -117,7 +123,7 @@ struct PartialAggregate {
         case .rejected(let reason):
             reject(reason, at: position)
         case .accepted:
-            record(at: position)
+            record(at: position, from: parser)
         }
     }
 
@@ -128,13 +134,19 @@ struct PartialAggregate {
         }
     }
 
+    /// The identity ids (plus one) of the previous event, tried first.
+    private var recentIdentities: (device: UInt32, profile: UInt32, customerUser: UInt32) = (0, 0, 0)
+
     /// Adds the parser's current event to the store.
-    private mutating func record(at position: UInt64) {
-        let parser = self.parser
+    private mutating func record(at position: UInt64, from parser: borrowing EventParser) {
         let event = parser.event
-        func identity(_ ref: StringRef?) -> UInt32 {
+        let key = parser.withBytes(of: event.eventID) { EventKey($0) }
+        store.prefetch(key)
+        func identity(_ ref: StringRef?, recent: inout UInt32) -> UInt32 {
             guard let ref else { return 0 }
-            return parser.withBytes(of: ref) { identities.intern($0) } + 1
+            let id = parser.withBytes(of: ref) { identities.intern($0, hint: recent &- 1) } + 1
+            recent = id
+            return id
         }
         var answer: Int32 = -1
         if event.answerKind != .none, let onboarding = event.onboardingID, let element = event.elementID {
@@ -163,16 +175,19 @@ struct PartialAggregate {
             extra = Int32(extras.count)
             extras.append(EventExtra(idOffset: idOffset, idCount: Int32(eventIDs.count - idOffset), answer: answer))
         }
+        let device = identity(event.deviceID, recent: &recentIdentities.device)
+        let profile = identity(event.profileID, recent: &recentIdentities.profile)
+        let customerUser = identity(event.customerUserID, recent: &recentIdentities.customerUser)
         store.insert(EventRecord(
-            key: parser.withBytes(of: event.eventID) { EventKey($0) },
+            key: key,
             position: position,
             seconds: event.instant.seconds,
             fingerprint: event.contentFingerprint,
             nanoseconds: event.instant.nanoseconds,
             extra: extra,
-            device: identity(event.deviceID),
-            profile: identity(event.profileID),
-            customerUser: identity(event.customerUserID),
+            device: device,
+            profile: profile,
+            customerUser: customerUser,
             type: event.type))
     }
 

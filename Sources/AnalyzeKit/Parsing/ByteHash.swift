@@ -40,6 +40,36 @@ enum ByteHash {
         return mix(h ^ p2, p1 ^ UInt64(truncatingIfNeeded: n))
     }
 
+    /// Two independent hashes of `bytes` (as ``hash(_:seed:)`` with each seed),
+    /// reading the bytes once.
+    static func hashPair(_ bytes: UnsafeRawBufferPointer, seeds: (UInt64, UInt64)) -> (UInt64, UInt64) {
+        let n = bytes.count
+        let lengthMix = mix(UInt64(truncatingIfNeeded: n) ^ p0, p1)
+        var h0 = seeds.0 ^ lengthMix, h1 = seeds.1 ^ lengthMix
+        if let base = bytes.baseAddress {
+            var i = 0
+            while i + 8 <= n {
+                let word = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                h0 = mix(word ^ p1, h0 ^ p0)
+                h1 = mix(word ^ p1, h1 ^ p0)
+                i += 8
+            }
+            if i < n {
+                var word: UInt64 = 0
+                var shift: UInt64 = 0
+                while i < n {
+                    word |= UInt64(base.load(fromByteOffset: i, as: UInt8.self)) << shift
+                    shift += 8
+                    i += 1
+                }
+                h0 = mix(word ^ p2, h0 ^ p0)
+                h1 = mix(word ^ p2, h1 ^ p0)
+            }
+        }
+        let tail = p1 ^ UInt64(truncatingIfNeeded: n)
+        return (mix(h0 ^ p2, tail), mix(h1 ^ p2, tail))
+    }
+
     /// Folds `value` into a running hash (order-sensitive).
     @inline(__always)
     static func combine(_ running: UInt64, _ value: UInt64) -> UInt64 {

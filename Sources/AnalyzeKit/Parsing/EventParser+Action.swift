@@ -145,14 +145,26 @@ extension EventParser {
         _ k3: StaticString = "", in scanner: JSONScanner
     ) -> (Int?, Int?, Int?, Int?) {
         var found: (Int?, Int?, Int?, Int?) = (nil, nil, nil, nil)
-        let tape = actionTape
-        tape.forEachChild(of: object) { member in
-            tape.withKey(of: member, in: scanner, scratch: &scratchForKeys) { key in
-                if key.equals(k0) { found.0 = member }
-                else if key.equals(k1) { found.1 = member }
-                else if key.equals(k2) { found.2 = member }
-                else if key.equals(k3) { found.3 = member }
+        func match(_ key: UnsafeRawBufferPointer, _ member: Int) {
+            if key.equals(k0) { found.0 = member }
+            else if key.equals(k1) { found.1 = member }
+            else if key.equals(k2) { found.2 = member }
+            else if key.equals(k3) { found.3 = member }
+        }
+        // Hops over the members by hand (no closure over the tape, so nothing
+        // is retained per call).
+        var member = object + 1
+        let stop = Int(actionTape.entries[object].next)
+        while member < stop {
+            let entry = actionTape.entries[member]
+            let key = JSONValue(start: entry.keyStart, end: entry.keyEnd, kind: .string, flag: entry.keyHasEscapes)
+            if entry.keyHasEscapes {
+                scanner.decodeString(key, into: &scratchForKeys)
+                scratchForKeys.withUnsafeBytes { match($0, member) }
+            } else {
+                match(scanner.rawContent(key), member)
             }
+            member = Int(entry.next)
         }
         return found
     }

@@ -29,6 +29,11 @@ struct EventParser {
         options.reserveCapacity(16)
     }
 
+    /// A parser that has allocated nothing yet (a placeholder to swap with).
+    static var unallocated: EventParser { EventParser(unallocated: ()) }
+
+    private init(unallocated: Void) {}
+
     /// The envelope keys plus `action`, as found at the top level.
     private struct Envelope {
         var eventID: JSONValue?
