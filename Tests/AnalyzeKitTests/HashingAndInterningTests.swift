@@ -38,6 +38,30 @@ final class HashingAndInterningTests: XCTestCase {
         for (word, id) in model { XCTAssertEqual(interner.bytes(id), word) }
     }
 
+    /// Equal ranges of every length up to 40 compare equal; a difference in any
+    /// single byte (first word, middle, the overlapping last word) is seen.
+    func testRawBytesEqualityFindsADifferenceAtAnyOffset() {
+        var rng = SplitMix64(9)
+        for length in 0...40 {
+            let a = (0..<length).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            a.withUnsafeBytes { x in
+                Array(a).withUnsafeBytes { y in
+                    XCTAssertTrue(RawBytes.equal(x.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!,
+                                                 y.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, count: length))
+                }
+            }
+            for offset in 0..<length {
+                var b = a
+                b[offset] ^= 0x20
+                a.withUnsafeBytes { x in
+                    b.withUnsafeBytes { y in
+                        XCTAssertFalse(RawBytes.equal(x.baseAddress!, y.baseAddress!, count: length), "length \(length), offset \(offset)")
+                    }
+                }
+            }
+        }
+    }
+
     func testAbsorbMapsEveryIdOfTheOtherInterner() {
         var a = Interner(), b = Interner()
         for word in ["x", "y"] { _ = Array(word.utf8).withUnsafeBytes { a.intern($0) } }

@@ -80,7 +80,7 @@ struct Interner {
         let start = offsets[id], end = offsets[id + 1]
         guard end - start == bytes.count else { return false }
         return storage.withUnsafeBytes { raw in
-            bytes.count == 0 || memcmp(raw.baseAddress! + start, bytes.baseAddress!, bytes.count) == 0
+            bytes.count == 0 || RawBytes.equal(raw.baseAddress! + start, bytes.baseAddress!, count: bytes.count)
         }
     }
 

@@ -42,8 +42,8 @@ struct ActionTape: JSONStructureVisitor {
 
     /// Forgets the previous container.
     mutating func reset() {
-        entries.removeAll(keepingCapacity: true)
-        openEntries.removeAll(keepingCapacity: true)
+        if !entries.isEmpty { entries.removeAll(keepingCapacity: true) }
+        if !openEntries.isEmpty { openEntries.removeAll(keepingCapacity: true) }
         pendingKey = nil
         anyKeyHasEscapes = false
     }
@@ -130,7 +130,7 @@ struct ActionTape: JSONStructureVisitor {
                 while b < Int(entries[object].next) {
                     let y = entries[b]
                     if y.keyEnd - y.keyStart == length
-                        && memcmp(scanner.base + x.keyStart, scanner.base + y.keyStart, length) == 0 {
+                        && RawBytes.equal(scanner.base + x.keyStart, scanner.base + y.keyStart, count: length) {
                         found = true
                         return
                     }

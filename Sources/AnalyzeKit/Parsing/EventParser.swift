@@ -49,8 +49,10 @@ struct EventParser {
     /// Parses `bytes` (one non-blank line, without its line end).
     mutating func parse(_ bytes: UnsafeRawBufferPointer) -> Outcome {
         line = bytes
-        arena.removeAll(keepingCapacity: true)
-        options.removeAll(keepingCapacity: true)
+        // Most lines decode nothing and have no options: skip the (generic,
+        // not free) emptying of arrays that are empty already.
+        if !arena.isEmpty { arena.removeAll(keepingCapacity: true) }
+        if !options.isEmpty { options.removeAll(keepingCapacity: true) }
         var scanner = JSONScanner(bytes)
 
         // 1. JSON validity and the envelope.
@@ -267,7 +269,7 @@ extension UnsafeRawBufferPointer {
         let n = literal.utf8CodeUnitCount
         guard count == n else { return false }
         guard n > 0 else { return true }
-        return memcmp(baseAddress!, literal.utf8Start, n) == 0
+        return RawBytes.equal(baseAddress!, literal.utf8Start, count: n)
     }
 }
 

@@ -336,7 +336,7 @@ extension JSONScanner {
     /// Decodes a validated string value's content (escapes resolved, surrogate
     /// pairs joined) as UTF-8 into `output`, replacing its contents.
     func decodeString(_ value: JSONValue, into output: inout [UInt8]) {
-        output.removeAll(keepingCapacity: true)
+        if !output.isEmpty { output.removeAll(keepingCapacity: true) }
         var i = value.start + 1
         let stop = value.end - 1
         while i < stop {
