@@ -26,70 +26,105 @@ struct QuizAnswerRow: Equatable, Sendable {
 /// (question, respondent) only the latest answer (by ordering key) is final;
 /// per (question, option) the selections count every event choosing it and
 /// the latest such event supplies value and label.
+///
+/// Performance: the answers are sorted once by (question, profile, ordering
+/// key), so each respondent's answers are adjacent (the last is final) and
+/// each question's answers form one run, in which options are tallied in a
+/// dense table indexed by quiz-string id (no hashing per option). Memory:
+/// 32 bytes per answer event during the sort, 40 bytes per distinct quiz
+/// string for the tally.
 enum QuizAnswersTable {
-    private struct Question: Hashable { var onboarding: UInt32; var element: UInt32 }
-    private struct Respondent: Hashable { var question: Question; var profile: UInt32 }
-    private struct OptionKey: Hashable { var question: Question; var option: UInt32 }
+    /// What the table needs of one answer event (32 bytes).
+    private struct Answer {
+        /// onboarding id << 32 | element id (quiz-string ids).
+        var question: UInt64
+        var profile: UInt32
+        var nanoseconds: UInt32
+        var seconds: Int64
+        /// The record's extra (ordering ties, options).
+        var extra: Int32
+    }
+
+    /// An option's tally inside one question.
     private struct OptionStats {
         var selections = 0
         var respondents = 0
-        /// The latest record that selected the option, and its entry there.
-        var latest: EventRecord
-        var latestOption: AnswerOption
+        /// The latest answer that selected the option (its ordering key), and
+        /// that answer's entry for the option.
+        var latest: (Int64, UInt32, Int32) = (0, 0, -1)
+        var latestOption = AnswerOption(id: 0, value: 0, label: 0)
     }
 
     static func rows(from partial: PartialAggregate) -> [QuizAnswerRow] {
-        var finalAnswer: [Respondent: EventRecord] = [:]
-        var questionLatest: [Question: EventRecord] = [:]
-        var options: [OptionKey: OptionStats] = [:]
-        func isLater(_ a: EventRecord, than b: EventRecord) -> Bool { partial.orderedBefore(b, a) }
-
-        for record in partial.store.records {
+        var answers: [Answer] = []
+        for record in partial.store.records where record.extra >= 0 {
             guard let answer = partial.answer(of: record) else { continue }
-            let question = Question(onboarding: answer.onboarding, element: answer.element)
-            let respondent = Respondent(question: question, profile: record.profile)
-            if let current = finalAnswer[respondent], !isLater(record, than: current) {} else {
-                finalAnswer[respondent] = record
-            }
-            if let current = questionLatest[question], !isLater(record, than: current) {} else {
-                questionLatest[question] = record
-            }
-            for option in partial.answerOptions[answer.optionsStart..<(answer.optionsStart + answer.optionsCount)] {
-                let key = OptionKey(question: question, option: option.id)
-                if var stats = options[key] {
-                    stats.selections += 1
-                    if isLater(record, than: stats.latest) {
-                        stats.latest = record
-                        stats.latestOption = option
-                    }
-                    options[key] = stats
-                } else {
-                    options[key] = OptionStats(selections: 1, latest: record, latestOption: option)
-                }
-            }
+            answers.append(Answer(
+                question: UInt64(answer.onboarding) << 32 | UInt64(answer.element), profile: record.profile,
+                nanoseconds: record.nanoseconds, seconds: record.seconds, extra: record.extra))
         }
-
-        var questionRespondents: [Question: Int] = [:]
-        for (respondent, record) in finalAnswer {
-            questionRespondents[respondent.question, default: 0] += 1
-            let answer = partial.answer(of: record)!
-            for option in partial.answerOptions[answer.optionsStart..<(answer.optionsStart + answer.optionsCount)] {
-                options[OptionKey(question: respondent.question, option: option.id)]!.respondents += 1
-            }
+        func key(_ a: Answer) -> (Int64, UInt32, Int32) { (a.seconds, a.nanoseconds, a.extra) }
+        answers.sort { a, b in
+            if a.question != b.question { return a.question < b.question }
+            if a.profile != b.profile { return a.profile < b.profile }
+            return partial.orderedBefore(key(a), key(b))
         }
 
         let strings = partial.quizStrings
-        var rows = options.map { key, stats in
-            QuizAnswerRow(
-                onboardingID: strings.bytes(key.question.onboarding),
-                elementID: strings.bytes(key.question.element),
-                questionType: partial.answer(of: questionLatest[key.question]!)!.kind.name,
-                optionID: strings.bytes(key.option),
-                optionValue: strings.bytes(stats.latestOption.value),
-                optionLabel: strings.bytes(stats.latestOption.label),
-                respondents: stats.respondents,
-                questionRespondents: questionRespondents[key.question] ?? 0,
-                selections: stats.selections)
+        var stats = [OptionStats](repeating: OptionStats(), count: strings.count)
+        var touched: [UInt32] = []
+        var rows: [QuizAnswerRow] = []
+        var runStart = 0
+        while runStart < answers.count {
+            // One question: answers[runStart..<runEnd].
+            let question = answers[runStart].question
+            var runEnd = runStart
+            var respondents = 0
+            while runEnd < answers.count && answers[runEnd].question == question {
+                let answer = answers[runEnd]
+                let options = partial.options(ofExtra: answer.extra)
+                for option in options {
+                    let id = Int(option.id)
+                    if stats[id].selections == 0 { touched.append(option.id) }
+                    stats[id].selections += 1
+                    if stats[id].latest.2 < 0 || partial.orderedBefore(stats[id].latest, key(answer)) {
+                        stats[id].latest = key(answer)
+                        stats[id].latestOption = option
+                    }
+                }
+                // The last answer of each respondent is final.
+                let isFinal = runEnd + 1 == answers.count || answers[runEnd + 1].question != question
+                    || answers[runEnd + 1].profile != answer.profile
+                if isFinal {
+                    respondents += 1
+                    for option in options { stats[Int(option.id)].respondents += 1 }
+                }
+                runEnd += 1
+            }
+            // The question's type comes from its latest answer.
+            var latest = runStart
+            for index in (runStart + 1)..<runEnd where partial.orderedBefore(key(answers[latest]), key(answers[index])) {
+                latest = index
+            }
+            let questionType = partial.answer(ofExtra: answers[latest].extra).kind.name
+            let onboardingID = strings.bytes(UInt32(truncatingIfNeeded: question >> 32))
+            let elementID = strings.bytes(UInt32(truncatingIfNeeded: question))
+            for id in touched {
+                let option = stats[Int(id)]
+                rows.append(QuizAnswerRow(
+                    onboardingID: onboardingID,
+                    elementID: elementID,
+                    questionType: questionType,
+                    optionID: strings.bytes(id),
+                    optionValue: strings.bytes(option.latestOption.value),
+                    optionLabel: strings.bytes(option.latestOption.label),
+                    respondents: option.respondents,
+                    questionRespondents: respondents,
+                    selections: option.selections))
+                stats[Int(id)] = OptionStats()
+            }
+            touched.removeAll(keepingCapacity: true)
+            runStart = runEnd
         }
         rows.sort { a, b in
             if a.onboardingID != b.onboardingID { return a.onboardingID.lexicographicallyPrecedes(b.onboardingID) }
