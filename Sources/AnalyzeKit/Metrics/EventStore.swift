@@ -83,7 +83,7 @@ struct EventStore {
     var count: Int { shards.reduce(0) { $0 + $1.records.count } }
 
     /// Every kept record, shard by shard.
-    var records: FlattenSequence<LazyMapSequence<[EventShard], [EventRecord]>> {
+    var records: FlattenSequence<LazyMapSequence<[EventShard], RecordList>> {
         shards.lazy.map(\.records).joined()
     }
 
@@ -115,9 +115,10 @@ struct EventStore {
 /// Performance: open addressing (linear probing, ≤ 2/3 load) over 8-byte
 /// slots that hold 32 bits of the key beside the record index, so a probe
 /// touches the record only when those bits match — one cache miss per new
-/// event. 12–24 bytes of index per event; records grow by a quarter at a time.
+/// event. 12–24 bytes of index per event; records are appended to a
+/// ``RecordList``, which never copies them as it grows.
 struct EventShard {
-    private(set) var records: [EventRecord] = []
+    private(set) var records = RecordList()
     /// Every copy that lost to an earlier one (needed to count conflicts
     /// against whichever copy is finally kept).
     private(set) var dropped: [EventRecord] = []
@@ -147,10 +148,6 @@ struct EventShard {
             slot = (slot + 1) & mask
         }
         slots[slot] = tag << 32 | UInt64(records.count + 1)
-        if records.count == records.capacity {
-            // Grow by a quarter, not Swift's default doubling: less slack per event.
-            records.reserveCapacity(records.count + records.count / 4 + 64)
-        }
         records.append(record)
         if records.count * 3 > slots.count * 2 { grow() }
     }
@@ -183,8 +180,8 @@ struct EventShard {
         }
     }
 
+    /// Sizes the index for `n` records.
     mutating func reserveCapacity(_ n: Int) {
-        records.reserveCapacity(n)
         var size = slots.count
         while size * 2 < n * 3 { size *= 2 }
         if size > slots.count { grow(to: size) }
