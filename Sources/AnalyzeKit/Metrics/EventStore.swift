@@ -162,7 +162,13 @@ struct EventShard {
     /// Inserts every record of `other` (keys and identities already mapped by `remap`).
     mutating func absorb(_ other: EventShard, _ remap: (EventRecord) -> EventRecord) {
         reserveCapacity(records.count + other.records.count)
-        for record in other.records { insert(remap(record)) }
+        // Each insert probes a random slot: ask for the slot of a record a few
+        // places ahead while this one is inserted.
+        let count = other.records.count
+        for index in 0..<count {
+            if index + 8 < count { prefetch(other.records[index + 8].key) }
+            insert(remap(other.records[index]))
+        }
         dropped.reserveCapacity(dropped.count + other.dropped.count)
         for record in other.dropped { dropped.append(remap(record)) }
     }

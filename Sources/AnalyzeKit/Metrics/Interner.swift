@@ -1,46 +1,62 @@
 /// Gives each distinct byte string a dense `UInt32` id, comparing bytes
 /// exactly (never `String ==`, which would merge NFC and NFD spellings).
 ///
-/// Storage is one contiguous byte arena plus an offset and a hash per string;
-/// lookup is open addressing with linear probing over a power-of-two slot
-/// table that stores `id + 1` (0 = empty), comparing stored hashes before bytes.
+/// Storage is one contiguous byte arena holding, per string, an 8-byte header
+/// (its id and length) followed by its bytes. Lookup is open addressing with
+/// linear probing over a power-of-two table of 8-byte slots, each holding 24
+/// bits of the string's hash beside the arena offset of its header (0 = empty).
 ///
-/// Performance: O(1) expected per `intern`; memory per distinct string is its
-/// length + 8 (offset) + 8 (hash) + ~8 (slots at ≤ 50 % load) bytes.
+/// Performance: O(1) expected per `intern`. A lookup of a string seen before
+/// touches two places that are likely cache misses in a large table — its slot,
+/// and its header with the bytes right after — and compares bytes only when the
+/// 24 hash bits match. Memory per distinct string: its length + 8 (header) +
+/// 8 (offset) + 8 (hash, for growing) + 16–32 (slots at ≤ 50 % load) bytes.
 struct Interner {
-    private(set) var storage: [UInt8] = []
-    private var offsets: [Int] = [0]
+    /// Header (id: UInt32, length: UInt32, little-endian) + bytes, per string.
+    private var storage: [UInt8] = []
+    /// The header offset of each id.
+    private var offsets: [Int] = []
     private var hashes: [UInt64] = []
-    private var slots: [UInt32]
+    /// `tag << 40 | (header offset + 1)`; 0 is empty.
+    private var slots: [UInt64]
     private var mask: Int
+
+    private static let headerSize = 8
+    private static let offsetBits: UInt64 = 40
 
     init(capacity: Int = 1024) {
         var size = 16
         while size < capacity * 2 { size <<= 1 }
-        slots = [UInt32](repeating: 0, count: size)
+        slots = [UInt64](repeating: 0, count: size)
         mask = size - 1
     }
 
-    var count: Int { hashes.count }
+    var count: Int { offsets.count }
 
     /// The id of `bytes`, adding it when new.
     mutating func intern(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         let hash = ByteHash.hash(bytes, seed: 0x1d)
+        let tag = hash >> Self.offsetBits
         var slot = Int(truncatingIfNeeded: hash) & mask
         while true {
             let entry = slots[slot]
             if entry == 0 { break }
-            let id = Int(entry - 1)
-            if hashes[id] == hash && equals(id, bytes) { return UInt32(id) }
+            if entry >> Self.offsetBits == tag {
+                let header = Int(truncatingIfNeeded: entry & (1 << Self.offsetBits - 1)) - 1
+                if let id = idIfEqual(header, bytes) { return id }
+            }
             slot = (slot + 1) & mask
         }
-        let id = hashes.count
-        hashes.append(hash)
+        let id = UInt32(offsets.count)
+        let header = storage.count
+        precondition(header < 1 << Self.offsetBits - 1, "interned strings exceed 1 TiB")
+        withUnsafeBytes(of: (UInt64(id) | UInt64(bytes.count) << 32).littleEndian) { storage.append(contentsOf: $0) }
         storage.append(contentsOf: bytes)
-        offsets.append(storage.count)
-        slots[slot] = UInt32(id + 1)
-        if hashes.count * 2 > slots.count { grow() }
-        return UInt32(id)
+        offsets.append(header)
+        hashes.append(hash)
+        slots[slot] = tag << Self.offsetBits | UInt64(header + 1)
+        if offsets.count * 2 > slots.count { grow() }
+        return id
     }
 
     /// The id of `bytes`, trying `hint` (an id of this interner, typically the
@@ -48,14 +64,18 @@ struct Interner {
     /// their ids, and one comparison is cheaper than a hash and a probe.
     @inline(__always)
     mutating func intern(_ bytes: UnsafeRawBufferPointer, hint: UInt32) -> UInt32 {
-        if Int(hint) < hashes.count && equals(Int(hint), bytes) { return hint }
+        if Int(hint) < offsets.count, let id = idIfEqual(offsets[Int(hint)], bytes) { return id }
         return intern(bytes)
     }
 
     /// Calls `body` with the bytes of `id`.
     func withBytes<R>(_ id: UInt32, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-        let start = offsets[Int(id)], end = offsets[Int(id) + 1]
-        return storage.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
+        let header = offsets[Int(id)]
+        return storage.withUnsafeBytes { raw in
+            let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: header + 4, as: UInt32.self)))
+            let start = header + Self.headerSize
+            return body(UnsafeRawBufferPointer(rebasing: raw[start..<(start + length)]))
+        }
     }
 
     /// The bytes of `id` as a new array.
@@ -67,37 +87,33 @@ struct Interner {
     /// Adds every string of `other`; returns, for each of `other`'s ids, its id here.
     mutating func absorb(_ other: Interner) -> [UInt32] {
         var remap = [UInt32](repeating: 0, count: other.count)
-        other.storage.withUnsafeBytes { raw in
-            for id in 0..<other.count {
-                let range = other.offsets[id]..<other.offsets[id + 1]
-                remap[id] = intern(UnsafeRawBufferPointer(rebasing: raw[range]))
-            }
+        for id in 0..<other.count {
+            remap[id] = other.withBytes(UInt32(id)) { intern($0) }
         }
         return remap
     }
 
-    private func equals(_ id: Int, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        let start = offsets[id], end = offsets[id + 1]
-        guard end - start == bytes.count else { return false }
-        return storage.withUnsafeBytes { raw in
-            bytes.count == 0 || RawBytes.equal(raw.baseAddress! + start, bytes.baseAddress!, count: bytes.count)
+    /// The id stored at `header` when its bytes equal `bytes`.
+    @inline(__always)
+    private func idIfEqual(_ header: Int, _ bytes: UnsafeRawBufferPointer) -> UInt32? {
+        storage.withUnsafeBytes { raw in
+            let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: header, as: UInt64.self))
+            guard Int(word >> 32) == bytes.count else { return nil }
+            guard bytes.count == 0
+                    || RawBytes.equal(raw.baseAddress! + header + Self.headerSize, bytes.baseAddress!, count: bytes.count)
+            else { return nil }
+            return UInt32(truncatingIfNeeded: word)
         }
     }
 
     private mutating func grow() {
         let size = slots.count * 2
-        slots = [UInt32](repeating: 0, count: size)
+        slots = [UInt64](repeating: 0, count: size)
         mask = size - 1
         for (id, hash) in hashes.enumerated() {
             var slot = Int(truncatingIfNeeded: hash) & mask
             while slots[slot] != 0 { slot = (slot + 1) & mask }
-            slots[slot] = UInt32(id + 1)
+            slots[slot] = (hash >> Self.offsetBits) << Self.offsetBits | UInt64(offsets[id] + 1)
         }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
