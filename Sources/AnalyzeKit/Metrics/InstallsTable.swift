@@ -14,20 +14,27 @@ struct InstallsRow: Equatable, Sendable {
 enum InstallsTable {
     static func rows(from partial: PartialAggregate, days: DayResolver) -> [InstallsRow] {
         let count = partial.identities.count
-        // The earliest instant per identity id, per mode.
-        var firstSeen = [[Instant?]](repeating: [Instant?](repeating: nil, count: count), count: 3)
-        for record in partial.store.records {
-            for (mode, identity) in [record.device, record.customerUser, record.profile].enumerated() where identity != 0 {
-                let id = Int(identity - 1)
-                if let seen = firstSeen[mode][id], seen <= record.instant { continue }
-                firstSeen[mode][id] = record.instant
+        // The earliest second per identity id, per mode (device, customer user,
+        // profile at mode × count + id). A day depends on whole seconds only,
+        // and days never decrease as seconds grow, so the earliest second gives
+        // the day of the earliest instant.
+        var firstSecond = [Int64](repeating: .max, count: 3 * count)
+        firstSecond.withUnsafeMutableBufferPointer { first in
+            @inline(__always) func see(_ mode: Int, _ identity: UInt32, _ seconds: Int64) {
+                guard identity != 0 else { return }
+                let index = mode * count + Int(identity - 1)
+                if seconds < first[index] { first[index] = seconds }
+            }
+            for record in partial.store.records {
+                see(0, record.device, record.seconds)
+                see(1, record.customerUser, record.seconds)
+                see(2, record.profile, record.seconds)
             }
         }
         var perDay: [Int64: InstallsRow] = [:]
         for mode in 0..<3 {
-            for instant in firstSeen[mode] {
-                guard let instant else { continue }
-                let day = days.day(of: instant)
+            for seconds in firstSecond[(mode * count)..<((mode + 1) * count)] where seconds != .max {
+                let day = days.day(of: Instant(seconds: seconds, nanoseconds: 0))
                 var row = perDay[day] ?? InstallsRow(day: day)
                 switch mode {
                 case 0: row.byDeviceID += 1
