@@ -13,7 +13,9 @@ import Musl
 /// hopping from sibling to sibling.
 ///
 /// Performance: one entry (48 bytes) per value inside the container, in a
-/// buffer reused from line to line; no allocation in the steady state.
+/// buffer reused from line to line: no allocation in the steady state, and an
+/// append is a capacity check and a store (no uniqueness check per append:
+/// the buffer is made unique once, when recording starts).
 struct ActionTape: JSONStructureVisitor {
     struct Entry {
         /// The entry after this one's subtree (its next sibling, if any).
@@ -28,30 +30,55 @@ struct ActionTape: JSONStructureVisitor {
         var hasKey: Bool { keyStart >= 0 }
     }
 
-    private(set) var entries: [Entry] = []
+    /// Storage for entries; replaced (never resized in place) when full.
+    private final class Storage {
+        let entries: UnsafeMutablePointer<Entry>
+        let capacity: Int
+
+        init(capacity: Int) {
+            entries = .allocate(capacity: capacity)
+            self.capacity = capacity
+        }
+
+        deinit { entries.deallocate() }  // Entry is a trivial type: nothing to deinitialize
+    }
+
+    private var storage = Storage(capacity: 32)
+    private var count = 0
     private var openEntries: [Int32] = []
-    private var pendingKey: (start: Int, end: Int, hasEscapes: Bool)?
+    /// The key of the member whose value comes next; `pendingKeyStart` is -1 for none.
+    private var pendingKeyStart = -1
+    private var pendingKeyEnd = -1
+    private var pendingKeyHasEscapes = false
     /// Whether any key in the container has an escape (rare: those keys are
     /// compared decoded).
     private var anyKeyHasEscapes = false
 
     init() {
-        entries.reserveCapacity(32)
         openEntries.reserveCapacity(8)
     }
 
+    /// The recorded entries, in document order (valid while the tape is neither
+    /// reset nor recording).
+    var entries: UnsafeBufferPointer<Entry> { UnsafeBufferPointer(start: storage.entries, count: count) }
+
     /// Forgets the previous container.
     mutating func reset() {
-        if !entries.isEmpty { entries.removeAll(keepingCapacity: true) }
+        // A copy of this tape may still read the old entries: record into a
+        // storage of our own.
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(capacity: storage.capacity) }
+        count = 0
         if !openEntries.isEmpty { openEntries.removeAll(keepingCapacity: true) }
-        pendingKey = nil
+        pendingKeyStart = -1
         anyKeyHasEscapes = false
     }
 
     // MARK: Recording (JSONStructureVisitor)
 
     mutating func key(start: Int, end: Int, hasEscapes: Bool) {
-        pendingKey = (start, end, hasEscapes)
+        pendingKeyStart = start
+        pendingKeyEnd = end
+        pendingKeyHasEscapes = hasEscapes
         anyKeyHasEscapes = anyKeyHasEscapes || hasEscapes
     }
 
@@ -61,22 +88,32 @@ struct ActionTape: JSONStructureVisitor {
 
     mutating func open(_ kind: JSONKind, at start: Int) {
         append(JSONValue(start: start, end: start, kind: kind, flag: false))
-        openEntries.append(Int32(entries.count - 1))
+        openEntries.append(Int32(count - 1))
     }
 
     mutating func close(at end: Int) {
         let index = Int(openEntries.removeLast())
-        entries[index].value.end = end
-        entries[index].next = Int32(entries.count)
+        storage.entries[index].value.end = end
+        storage.entries[index].next = Int32(count)
     }
 
+    @inline(__always)
     private mutating func append(_ value: JSONValue) {
-        let key = pendingKey ?? (-1, -1, false)
-        pendingKey = nil
-        entries.append(Entry(
-            next: Int32(entries.count + 1),
-            keyStart: key.start, keyEnd: key.end, keyHasEscapes: key.hasEscapes,
+        if count == storage.capacity { grow() }
+        let hasKey = pendingKeyStart >= 0
+        (storage.entries + count).initialize(to: Entry(
+            next: Int32(count + 1),
+            keyStart: pendingKeyStart, keyEnd: hasKey ? pendingKeyEnd : -1,
+            keyHasEscapes: hasKey && pendingKeyHasEscapes,
             value: value))
+        pendingKeyStart = -1
+        count += 1
+    }
+
+    private mutating func grow() {
+        let larger = Storage(capacity: storage.capacity * 2)
+        larger.entries.initialize(from: storage.entries, count: count)
+        storage = larger
     }
 
     // MARK: Reading
