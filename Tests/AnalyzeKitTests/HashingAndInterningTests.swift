@@ -19,9 +19,9 @@ final class HashingAndInterningTests: XCTestCase {
         }
     }
 
-    /// Ids are dense in first-seen order and exact on bytes (NFC ≠ NFD); a hint
-    /// is a shortcut only: a wrong or out-of-range hint gives the same id.
-    func testInternerGivesDenseExactIdsWhateverTheHint() {
+    /// Ids are dense in first-seen order and exact on bytes (NFC ≠ NFD), whether
+    /// the hash is computed inside or handed in (as the batched record path does).
+    func testInternerGivesDenseExactIds() {
         var interner = Interner(capacity: 2)
         var model: [[UInt8]: UInt32] = [:]
         var rng = SplitMix64(5)
@@ -29,8 +29,7 @@ final class HashingAndInterningTests: XCTestCase {
         for step in 0..<2_000 {
             let word = words[Int(rng.next() % UInt64(words.count))] + (step % 3 == 0 ? Array("\(step % 97)".utf8) : [])
             let expected = model[word] ?? UInt32(model.count)
-            let hint = UInt32(truncatingIfNeeded: rng.next() % UInt64(model.count + 3))
-            let id = word.withUnsafeBytes { step % 2 == 0 ? interner.intern($0) : interner.intern($0, hint: hint) }
+            let id = word.withUnsafeBytes { step % 2 == 0 ? interner.intern($0) : interner.intern($0, hash: Interner.hash($0)) }
             XCTAssertEqual(id, expected, "step \(step)")
             model[word] = expected
         }

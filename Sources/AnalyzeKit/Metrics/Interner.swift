@@ -1,3 +1,5 @@
+import CSupport
+
 /// Gives each distinct byte string a dense `UInt32` id, comparing bytes
 /// exactly (never `String ==`, which would merge NFC and NFD spellings).
 ///
@@ -33,9 +35,24 @@ struct Interner {
 
     var count: Int { offsets.count }
 
+    /// The hash `intern(_:hash:)` expects for `bytes`.
+    @inline(__always)
+    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 { ByteHash.hash(bytes, seed: 0x1d) }
+
     /// The id of `bytes`, adding it when new.
     mutating func intern(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        let hash = ByteHash.hash(bytes, seed: 0x1d)
+        intern(bytes, hash: Self.hash(bytes))
+    }
+
+    /// Starts loading the slot a lookup of a string with `hash` probes first.
+    @inline(__always)
+    func prefetch(hash: UInt64) {
+        slots.withUnsafeBufferPointer { analyze_prefetch($0.baseAddress! + (Int(truncatingIfNeeded: hash) & mask)) }
+    }
+
+    /// The id of `bytes`, whose ``hash(_:)`` is `hash` (computed ahead, so the
+    /// slot could be prefetched), adding it when new.
+    mutating func intern(_ bytes: UnsafeRawBufferPointer, hash: UInt64) -> UInt32 {
         let tag = hash >> Self.offsetBits
         var slot = Int(truncatingIfNeeded: hash) & mask
         while true {
@@ -57,15 +74,6 @@ struct Interner {
         slots[slot] = tag << Self.offsetBits | UInt64(header + 1)
         if offsets.count * 2 > slots.count { grow() }
         return id
-    }
-
-    /// The id of `bytes`, trying `hint` (an id of this interner, typically the
-    /// previous event's) before hashing: consecutive events of one user share
-    /// their ids, and one comparison is cheaper than a hash and a probe.
-    @inline(__always)
-    mutating func intern(_ bytes: UnsafeRawBufferPointer, hint: UInt32) -> UInt32 {
-        if Int(hint) < offsets.count, let id = idIfEqual(offsets[Int(hint)], bytes) { return id }
-        return intern(bytes)
     }
 
     /// Calls `body` with the bytes of `id`.

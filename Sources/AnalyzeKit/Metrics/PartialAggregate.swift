@@ -62,6 +62,20 @@ struct PartialAggregate {
     private(set) var answerOptions: [AnswerOption] = []
 
     private var parser = EventParser()
+    /// Accepted events of the current batch, and bytes of their decoded identities.
+    private var pending: [PendingEvent] = []
+    private var pendingBytes: [UInt8] = []
+    /// The id (plus one) of each role's most recent identity, in line order.
+    private var recentIdentities: (device: UInt32, profile: UInt32, customerUser: UInt32) = (0, 0, 0)
+    /// The bytes of each role's most recent identity, while they are in the
+    /// chunk being consumed (nil otherwise).
+    private var lastIdentityBytes: (device: UnsafeRawBufferPointer?, profile: UnsafeRawBufferPointer?,
+                                    customerUser: UnsafeRawBufferPointer?) = (nil, nil, nil)
+
+    /// Events per batch: enough to prefetch ahead, few enough to stay in cache.
+    private static let batchSize = 256
+    /// How many events ahead a batch asks for hash-table slots.
+    private static let prefetchDistance = 8
 
     init(maxLineBytes: Int, maxRejectRows: Int) {
         self.maxLineBytes = maxLineBytes
@@ -77,6 +91,9 @@ struct PartialAggregate {
         var parser = EventParser.unallocated
         swap(&parser, &self.parser)
         defer { swap(&parser, &self.parser) }
+        // Identity bytes are compared with the previous event's only inside one chunk.
+        lastIdentityBytes = (nil, nil, nil)
+        defer { flushPending() }
         let sequence = UInt64(chunk.sequence) << 32
         switch chunk.kind {
         case .oversizedLine(let isBlank):
@@ -134,20 +151,11 @@ struct PartialAggregate {
         }
     }
 
-    /// The identity ids (plus one) of the previous event, tried first.
-    private var recentIdentities: (device: UInt32, profile: UInt32, customerUser: UInt32) = (0, 0, 0)
-
-    /// Adds the parser's current event to the store.
+    /// Adds the parser's current event to the batch: everything but its
+    /// identities is recorded now, while the parser holds the line.
     private mutating func record(at position: UInt64, from parser: borrowing EventParser) {
         let event = parser.event
         let key = parser.withBytes(of: event.eventID) { EventKey($0) }
-        store.prefetch(key)
-        func identity(_ ref: StringRef?, recent: inout UInt32) -> UInt32 {
-            guard let ref else { return 0 }
-            let id = parser.withBytes(of: ref) { identities.intern($0, hint: recent &- 1) } + 1
-            recent = id
-            return id
-        }
         var answer: Int32 = -1
         if event.answerKind != .none, let onboarding = event.onboardingID, let element = event.elementID {
             answer = Int32(answers.count)
@@ -175,20 +183,85 @@ struct PartialAggregate {
             extra = Int32(extras.count)
             extras.append(EventExtra(idOffset: idOffset, idCount: Int32(eventIDs.count - idOffset), answer: answer))
         }
-        let device = identity(event.deviceID, recent: &recentIdentities.device)
-        let profile = identity(event.profileID, recent: &recentIdentities.profile)
-        let customerUser = identity(event.customerUserID, recent: &recentIdentities.customerUser)
-        store.insert(EventRecord(
-            key: key,
-            position: position,
-            seconds: event.instant.seconds,
-            fingerprint: event.contentFingerprint,
-            nanoseconds: event.instant.nanoseconds,
-            extra: extra,
-            device: device,
-            profile: profile,
-            customerUser: customerUser,
-            type: event.type))
+        func identity(_ ref: StringRef?, last: inout UnsafeRawBufferPointer?) -> PendingIdentity {
+            guard let ref else { return .none }
+            return parser.withBytes(of: ref) { bytes in
+                guard !ref.isDecoded, let base = bytes.baseAddress else {
+                    // Decoded from escapes (in the parser's arena, reused by the
+                    // next line): keep a copy.
+                    let offset = pendingBytes.count
+                    pendingBytes.append(contentsOf: bytes)
+                    last = nil
+                    return PendingIdentity(pointer: nil, offset: offset, count: bytes.count,
+                                           hash: Interner.hash(bytes), sameAsPrevious: false)
+                }
+                defer { last = bytes }
+                if let previous = last, previous.count == bytes.count,
+                   RawBytes.equal(previous.baseAddress!, base, count: bytes.count) {
+                    return PendingIdentity(pointer: base, offset: 0, count: bytes.count, hash: 0, sameAsPrevious: true)
+                }
+                return PendingIdentity(pointer: base, offset: 0, count: bytes.count,
+                                       hash: Interner.hash(bytes), sameAsPrevious: false)
+            }
+        }
+        pending.append(PendingEvent(
+            record: EventRecord(
+                key: key,
+                position: position,
+                seconds: event.instant.seconds,
+                fingerprint: event.contentFingerprint,
+                nanoseconds: event.instant.nanoseconds,
+                extra: extra,
+                device: 0,
+                profile: 0,
+                customerUser: 0,
+                type: event.type),
+            device: identity(event.deviceID, last: &lastIdentityBytes.device),
+            profile: identity(event.profileID, last: &lastIdentityBytes.profile),
+            customerUser: identity(event.customerUserID, last: &lastIdentityBytes.customerUser)))
+        if pending.count == Self.batchSize { flushPending() }
+    }
+
+    /// Interns the identities of the batch's events and inserts their records,
+    /// in line order, asking for the slots of an event a few places ahead.
+    private mutating func flushPending() {
+        guard !pending.isEmpty else { return }
+        // Swapped out (not copied), so the store and interner can be updated
+        // while the batch is read, and its buffer is reused.
+        var pending: [PendingEvent] = []
+        swap(&pending, &self.pending)
+        defer {
+            pending.removeAll(keepingCapacity: true)
+            swap(&pending, &self.pending)
+        }
+        let count = pending.count
+        func prefetch(_ event: PendingEvent) {
+            store.prefetch(event.record.key)
+            if event.device.needsLookup { identities.prefetch(hash: event.device.hash) }
+            if event.profile.needsLookup { identities.prefetch(hash: event.profile.hash) }
+            if event.customerUser.needsLookup { identities.prefetch(hash: event.customerUser.hash) }
+        }
+        pendingBytes.withUnsafeBytes { local in
+            func resolve(_ identity: PendingIdentity, recent: inout UInt32) -> UInt32 {
+                guard identity.isPresent else { return 0 }
+                guard !identity.sameAsPrevious else { return recent }
+                let bytes = identity.pointer.map { UnsafeRawBufferPointer(start: $0, count: identity.count) }
+                    ?? UnsafeRawBufferPointer(rebasing: local[identity.offset..<(identity.offset + identity.count)])
+                recent = identities.intern(bytes, hash: identity.hash) + 1
+                return recent
+            }
+            for index in 0..<min(Self.prefetchDistance, count) { prefetch(pending[index]) }
+            for index in 0..<count {
+                if index + Self.prefetchDistance < count { prefetch(pending[index + Self.prefetchDistance]) }
+                let event = pending[index]
+                var record = event.record
+                record.device = resolve(event.device, recent: &recentIdentities.device)
+                record.profile = resolve(event.profile, recent: &recentIdentities.profile)
+                record.customerUser = resolve(event.customerUser, recent: &recentIdentities.customerUser)
+                store.insert(record)
+            }
+        }
+        if !pendingBytes.isEmpty { pendingBytes.removeAll(keepingCapacity: true) }
     }
 
     // MARK: Merging
