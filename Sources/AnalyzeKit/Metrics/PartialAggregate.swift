@@ -235,33 +235,42 @@ struct PartialAggregate {
             swap(&pending, &self.pending)
         }
         let count = pending.count
-        func prefetch(_ event: PendingEvent) {
-            store.prefetch(event.record.key)
-            if event.device.needsLookup { identities.prefetch(hash: event.device.hash) }
-            if event.profile.needsLookup { identities.prefetch(hash: event.profile.hash) }
-            if event.customerUser.needsLookup { identities.prefetch(hash: event.customerUser.hash) }
-        }
-        pendingBytes.withUnsafeBytes { local in
-            func resolve(_ identity: PendingIdentity, recent: inout UInt32) -> UInt32 {
-                guard identity.isPresent else { return 0 }
-                guard !identity.sameAsPrevious else { return recent }
-                let bytes = identity.pointer.map { UnsafeRawBufferPointer(start: $0, count: identity.count) }
-                    ?? UnsafeRawBufferPointer(rebasing: local[identity.offset..<(identity.offset + identity.count)])
-                recent = identities.intern(bytes, hash: identity.hash) + 1
-                return recent
+        // (Written out in the loop, not as local functions: closures capturing
+        // `self` made Swift copy the store's and interner's arrays per call.)
+        for index in 0..<(count + Self.prefetchDistance) {
+            if index < count {
+                let ahead = pending[index]
+                store.prefetch(ahead.record.key)
+                if ahead.device.needsLookup { identities.prefetch(hash: ahead.device.hash) }
+                if ahead.profile.needsLookup { identities.prefetch(hash: ahead.profile.hash) }
+                if ahead.customerUser.needsLookup { identities.prefetch(hash: ahead.customerUser.hash) }
             }
-            for index in 0..<min(Self.prefetchDistance, count) { prefetch(pending[index]) }
-            for index in 0..<count {
-                if index + Self.prefetchDistance < count { prefetch(pending[index + Self.prefetchDistance]) }
-                let event = pending[index]
-                var record = event.record
-                record.device = resolve(event.device, recent: &recentIdentities.device)
-                record.profile = resolve(event.profile, recent: &recentIdentities.profile)
-                record.customerUser = resolve(event.customerUser, recent: &recentIdentities.customerUser)
-                store.insert(record)
-            }
+            guard index >= Self.prefetchDistance else { continue }
+            let event = pending[index - Self.prefetchDistance]
+            var record = event.record
+            record.device = resolve(event.device, recent: recentIdentities.device)
+            record.profile = resolve(event.profile, recent: recentIdentities.profile)
+            record.customerUser = resolve(event.customerUser, recent: recentIdentities.customerUser)
+            if event.device.isPresent { recentIdentities.device = record.device }
+            if event.profile.isPresent { recentIdentities.profile = record.profile }
+            if event.customerUser.isPresent { recentIdentities.customerUser = record.customerUser }
+            store.insert(record)
         }
         if !pendingBytes.isEmpty { pendingBytes.removeAll(keepingCapacity: true) }
+    }
+
+    /// The id (plus one) of a pending identity, 0 when absent; `recent` is the
+    /// id (plus one) of this role's previous identity.
+    @inline(__always)
+    private mutating func resolve(_ identity: PendingIdentity, recent: UInt32) -> UInt32 {
+        guard identity.isPresent else { return 0 }
+        guard !identity.sameAsPrevious else { return recent }
+        if let pointer = identity.pointer {
+            return identities.intern(UnsafeRawBufferPointer(start: pointer, count: identity.count), hash: identity.hash) + 1
+        }
+        // Decoded from escapes (rare): the bytes are in the batch's own buffer.
+        let bytes = Array(pendingBytes[identity.offset..<(identity.offset + identity.count)])
+        return bytes.withUnsafeBytes { identities.intern($0, hash: identity.hash) } + 1
     }
 
     // MARK: Merging
