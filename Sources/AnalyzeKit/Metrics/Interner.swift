@@ -22,6 +22,9 @@ struct Interner {
     /// `tag << 40 | (header offset + 1)`; 0 is empty.
     private var slots: [UInt64]
     private var mask: Int
+    /// Where `slots` was last stored, for prefetch hints only (see
+    /// ``EventShard``: a stale address costs a useless prefetch, never a wrong result).
+    private var slotsAddress: UInt = 0
 
     private static let headerSize = 8
     private static let offsetBits: UInt64 = 40
@@ -31,6 +34,7 @@ struct Interner {
         while size < capacity * 2 { size <<= 1 }
         slots = [UInt64](repeating: 0, count: size)
         mask = size - 1
+        slotsAddress = slots.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
     }
 
     var count: Int { offsets.count }
@@ -47,7 +51,7 @@ struct Interner {
     /// Starts loading the slot a lookup of a string with `hash` probes first.
     @inline(__always)
     func prefetch(hash: UInt64) {
-        slots.withUnsafeBufferPointer { analyze_prefetch($0.baseAddress! + (Int(truncatingIfNeeded: hash) & mask)) }
+        analyze_prefetch(UnsafeRawPointer(bitPattern: slotsAddress &+ UInt(Int(truncatingIfNeeded: hash) & mask) &* 8))
     }
 
     /// The id of `bytes`, whose ``hash(_:)`` is `hash` (computed ahead, so the
@@ -117,6 +121,7 @@ struct Interner {
     private mutating func grow() {
         let size = slots.count * 2
         slots = [UInt64](repeating: 0, count: size)
+        slotsAddress = slots.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
         mask = size - 1
         for (id, hash) in hashes.enumerated() {
             var slot = Int(truncatingIfNeeded: hash) & mask
