@@ -149,3 +149,29 @@ final class EventParserTests: XCTestCase {
         }
     }
 }
+
+extension EventParserTests {
+    /// The word-compare fast path for envelope keys agrees with the general
+    /// matcher: every key in its plain spelling, and nothing that merely starts
+    /// like one, ends early, or is escaped.
+    func testPlainEnvelopeKeysAreRecognizedExactly() {
+        func plain(_ text: String) -> (EnvelopeKey, Int)? {
+            Array(text.utf8).withUnsafeBytes { EnvelopeKey.plainKey(in: JSONScanner($0), at: 0) }
+        }
+        let keys: [(String, EnvelopeKey)] = [
+            ("event_id", .eventID), ("event_type", .eventType), ("timestamp", .timestamp), ("device_id", .deviceID),
+            ("profile_id", .profileID), ("customer_user_id", .customerUserID), ("action", .action),
+        ]
+        for (name, key) in keys {
+            let match = plain("\"\(name)\":1")
+            XCTAssertEqual(match?.0, key, name)
+            XCTAssertEqual(match?.1, name.utf8.count + 2, name)
+            XCTAssertNil(plain("\"\(name)x\":1"), name + "x")
+            XCTAssertNil(plain("\"\(name.dropLast())\":1"), String(name.dropLast()))
+            XCTAssertNil(plain("\"\(name)"), name + " without its closing quote at the end of the line")
+        }
+        for other in ["\"\\u0061ction\":1", "\"event_typ\\u0065\":1", "\"Event_id\":1", "\"actions\":1", "\"id\":1"] {
+            XCTAssertNil(plain(other), other)
+        }
+    }
+}
