@@ -350,17 +350,6 @@ struct PartialAggregate {
         }
     }
 
-    /// The answer of an extra that has one.
-    func answer(ofExtra extra: Int32) -> AnswerRecord {
-        answers[Int(extras[Int(extra)].answer)]
-    }
-
-    /// The options of the answer of an extra that has one (ids unique within it).
-    func options(ofExtra extra: Int32) -> ArraySlice<AnswerOption> {
-        let answer = answer(ofExtra: extra)
-        return answerOptions[answer.optionsStart..<(answer.optionsStart + answer.optionsCount)]
-    }
-
     /// The answer of a record, if it is a quiz answer.
     func answer(of record: EventRecord) -> AnswerRecord? {
         guard record.extra >= 0 else { return nil }

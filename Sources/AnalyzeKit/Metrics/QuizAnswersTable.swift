@@ -31,18 +31,23 @@ struct QuizAnswerRow: Equatable, Sendable {
 /// key), so each respondent's answers are adjacent (the last is final) and
 /// each question's answers form one run, in which options are tallied in a
 /// dense table indexed by quiz-string id (no hashing per option). Memory:
-/// 32 bytes per answer event during the sort, 40 bytes per distinct quiz
+/// 48 bytes per answer event during the sort, 40 bytes per distinct quiz
 /// string for the tally.
 enum QuizAnswersTable {
-    /// What the table needs of one answer event (32 bytes).
+    /// What the table needs of one answer event (48 bytes), gathered in one
+    /// pass so that later steps never look the answer up again.
     private struct Answer {
         /// onboarding id << 32 | element id (quiz-string ids).
         var question: UInt64
         var profile: UInt32
         var nanoseconds: UInt32
         var seconds: Int64
-        /// The record's extra (ordering ties, options).
+        /// The record's extra (ordering ties).
         var extra: Int32
+        var kind: AnswerKind
+        /// The answer's options in `PartialAggregate.answerOptions`.
+        var optionsStart: Int
+        var optionsCount: Int
     }
 
     /// An option's tally inside one question.
@@ -61,7 +66,8 @@ enum QuizAnswersTable {
             guard let answer = partial.answer(of: record) else { continue }
             answers.append(Answer(
                 question: UInt64(answer.onboarding) << 32 | UInt64(answer.element), profile: record.profile,
-                nanoseconds: record.nanoseconds, seconds: record.seconds, extra: record.extra))
+                nanoseconds: record.nanoseconds, seconds: record.seconds, extra: record.extra, kind: answer.kind,
+                optionsStart: answer.optionsStart, optionsCount: answer.optionsCount))
         }
         func key(_ a: Answer) -> (Int64, UInt32, Int32) { (a.seconds, a.nanoseconds, a.extra) }
         answers.sort { a, b in
@@ -82,7 +88,7 @@ enum QuizAnswersTable {
             var respondents = 0
             while runEnd < answers.count && answers[runEnd].question == question {
                 let answer = answers[runEnd]
-                let options = partial.options(ofExtra: answer.extra)
+                let options = partial.answerOptions[answer.optionsStart..<(answer.optionsStart + answer.optionsCount)]
                 for option in options {
                     let id = Int(option.id)
                     if stats[id].selections == 0 { touched.append(option.id) }
@@ -106,7 +112,7 @@ enum QuizAnswersTable {
             for index in (runStart + 1)..<runEnd where partial.orderedBefore(key(answers[latest]), key(answers[index])) {
                 latest = index
             }
-            let questionType = partial.answer(ofExtra: answers[latest].extra).kind.name
+            let questionType = answers[latest].kind.name
             let onboardingID = strings.bytes(UInt32(truncatingIfNeeded: question >> 32))
             let elementID = strings.bytes(UInt32(truncatingIfNeeded: question))
             for id in touched {
