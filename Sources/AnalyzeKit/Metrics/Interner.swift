@@ -97,10 +97,14 @@ struct Interner {
     func string(_ id: UInt32) -> String { withBytes(id) { String(decoding: $0, as: UTF8.self) } }
 
     /// Adds every string of `other`; returns, for each of `other`'s ids, its id here.
+    ///
+    /// Performance: `other`'s stored hashes are reused, and the slot of the
+    /// string eight ahead is prefetched while one is interned.
     mutating func absorb(_ other: Interner) -> [UInt32] {
         var remap = [UInt32](repeating: 0, count: other.count)
         for id in 0..<other.count {
-            remap[id] = other.withBytes(UInt32(id)) { intern($0) }
+            if id + 8 < other.count { prefetch(hash: other.hashes[id + 8]) }
+            remap[id] = other.withBytes(UInt32(id)) { intern($0, hash: other.hashes[id]) }
         }
         return remap
     }

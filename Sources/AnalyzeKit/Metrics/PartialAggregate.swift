@@ -293,6 +293,9 @@ struct PartialAggregate {
         eventIDs += other.eventIDs
         let answerBase = Int32(answers.count)
         let extraBase = Int32(extras.count)
+        extras.reserveCapacity(extras.count + other.extras.count)
+        answers.reserveCapacity(answers.count + other.answers.count)
+        answerOptions.reserveCapacity(answerOptions.count + other.answerOptions.count)
         for extra in other.extras {
             extras.append(EventExtra(
                 idOffset: extra.idOffset + idBase, idCount: extra.idCount,
