@@ -7,4 +7,12 @@ final class LayoutTests: XCTestCase {
         XCTAssertEqual(MemoryLayout<EventRecord>.stride, 64)
         XCTAssertEqual(MemoryLayout<EventExtra>.stride, 16)
     }
+
+    /// The per-worker working sets the architecture page lists.
+    func testPerWorkerBuffersHaveTheDocumentedSizes() {
+        XCTAssertEqual(MemoryLayout<ActionTape.Entry>.stride, 56)
+        XCTAssertEqual(MemoryLayout<PendingEvent>.stride, 184)
+        XCTAssertEqual(MemoryLayout<AnswerRecord>.stride, 32)
+        XCTAssertEqual(MemoryLayout<AnswerOption>.stride, 12)
+    }
 }

@@ -12,7 +12,7 @@ import Musl
 /// knows where its subtree ends, so the members of an object are reached by
 /// hopping from sibling to sibling.
 ///
-/// Performance: one entry (48 bytes) per value inside the container, in a
+/// Performance: one entry (56 bytes) per value inside the container, in a
 /// buffer reused from line to line: no allocation in the steady state, and an
 /// append is a capacity check and a store (no uniqueness check per append:
 /// the buffer is made unique once, when recording starts).
