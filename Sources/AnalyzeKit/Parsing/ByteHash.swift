@@ -18,56 +18,46 @@ enum ByteHash {
     }
 
     static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
-        let n = bytes.count
-        var h = seed ^ mix(UInt64(truncatingIfNeeded: n) ^ p0, p1)
-        guard let base = bytes.baseAddress else { return mix(h ^ p2, p1) }
-        var i = 0
-        while i + 8 <= n {
-            let word = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            h = mix(word ^ p1, h ^ p0)
-            i += 8
-        }
-        if i < n {
-            var word: UInt64 = 0
-            var shift: UInt64 = 0
-            while i < n {
-                word |= UInt64(base.load(fromByteOffset: i, as: UInt8.self)) << shift
-                shift += 8
-                i += 1
-            }
-            h = mix(word ^ p2, h ^ p0)
-        }
-        return mix(h ^ p2, p1 ^ UInt64(truncatingIfNeeded: n))
+        let n = UInt64(truncatingIfNeeded: bytes.count)
+        var h = seed ^ mix(n ^ p0, p1)
+        forEachWord(of: bytes) { word, isTail in h = mix(word ^ (isTail ? p2 : p1), h ^ p0) }
+        return mix(h ^ p2, p1 ^ n)
     }
 
     /// Two independent hashes of `bytes` (as ``hash(_:seed:)`` with each seed),
     /// reading the bytes once.
     static func hashPair(_ bytes: UnsafeRawBufferPointer, seeds: (UInt64, UInt64)) -> (UInt64, UInt64) {
-        let n = bytes.count
-        let lengthMix = mix(UInt64(truncatingIfNeeded: n) ^ p0, p1)
+        let n = UInt64(truncatingIfNeeded: bytes.count)
+        let lengthMix = mix(n ^ p0, p1)
         var h0 = seeds.0 ^ lengthMix, h1 = seeds.1 ^ lengthMix
-        if let base = bytes.baseAddress {
-            var i = 0
-            while i + 8 <= n {
-                let word = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                h0 = mix(word ^ p1, h0 ^ p0)
-                h1 = mix(word ^ p1, h1 ^ p0)
-                i += 8
-            }
-            if i < n {
-                var word: UInt64 = 0
-                var shift: UInt64 = 0
-                while i < n {
-                    word |= UInt64(base.load(fromByteOffset: i, as: UInt8.self)) << shift
-                    shift += 8
-                    i += 1
-                }
-                h0 = mix(word ^ p2, h0 ^ p0)
-                h1 = mix(word ^ p2, h1 ^ p0)
-            }
+        forEachWord(of: bytes) { word, isTail in
+            let w = word ^ (isTail ? p2 : p1)
+            h0 = mix(w, h0 ^ p0)
+            h1 = mix(w, h1 ^ p0)
         }
-        let tail = p1 ^ UInt64(truncatingIfNeeded: n)
-        return (mix(h0 ^ p2, tail), mix(h1 ^ p2, tail))
+        return (mix(h0 ^ p2, p1 ^ n), mix(h1 ^ p2, p1 ^ n))
+    }
+
+    /// Calls `body` with each 8-byte little-endian word of `bytes`, then with the
+    /// remaining 1–7 bytes zero-extended (`isTail` true), if any.
+    @inline(__always)
+    private static func forEachWord(of bytes: UnsafeRawBufferPointer, _ body: (UInt64, Bool) -> Void) {
+        guard let base = bytes.baseAddress else { return }
+        let n = bytes.count
+        var i = 0
+        while i + 8 <= n {
+            body(base.loadUnaligned(fromByteOffset: i, as: UInt64.self), false)
+            i += 8
+        }
+        guard i < n else { return }
+        var word: UInt64 = 0
+        var shift: UInt64 = 0
+        while i < n {
+            word |= UInt64(base.load(fromByteOffset: i, as: UInt8.self)) << shift
+            shift += 8
+            i += 1
+        }
+        body(word, true)
     }
 
     /// Folds `value` into a running hash (order-sensitive).
