@@ -53,6 +53,7 @@ func analyze(
     let directory = TemporaryDirectory()
     let path = directory.write("events.ndjson", lines: lines)
     var options = AnalyzeOptions(paths: [path], threads: threads)
+    options.maximumWorkers = threads  // as many partials as asked, whatever the machine
     options.timeZone = ReportingTimeZone(parsing: timeZone)!
     options.maxLineBytes = maxLineBytes
     return try Analyzer(options: options).analyze()

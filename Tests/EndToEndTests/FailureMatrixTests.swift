@@ -615,7 +615,7 @@ final class FailureMatrixTests: XCTestCase {
         feed?(child)
         let run = child.wait(timeout: 600)
         XCTAssertEqual(run.exitCode, 0, "\(context): \(run.stderr)")
-        // Chunk buffers are (min(threads, 2 × cores) + 2) × 4 MiB = 16 MiB here; a
+        // Chunk buffers are (min(threads, cores) + 2) × 4 MiB = 16 MiB here; a
         // debug build peaks around 25 MB in all.
         XCTAssertGreaterThan(run.maxRSSKiB, 0, "\(context): no memory sample")
         XCTAssertLessThan(run.maxRSSKiB, Sanitizer.memoryBudget(kibibytes: 100 * 1024),

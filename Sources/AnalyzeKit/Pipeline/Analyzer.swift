@@ -54,11 +54,11 @@ public struct Analyzer: Sendable {
     public func analyze(progress: Progress? = nil) throws(AnalyzeError) -> AnalysisResult {
         analyze_return_large_blocks_to_the_system()
         let files = try InputFile.expand(options.paths)
-        // More partials than can ever run at once would only cost memory:
-        // Dispatch runs at most one task per core.
-        let workers = min(options.threads, 4 * AnalyzeOptions.activeCores)
+        // More partials than can run at once would only cost memory and merge
+        // time: Dispatch runs at most one task per core, and tasks never block.
+        let workers = min(options.threads, options.maximumWorkers)
         let capacity = max(4 << 20, min(options.maxLineBytes, 1 << 30) + 64)
-        let chunkCount = min(workers, 2 * AnalyzeOptions.activeCores) + 2
+        let chunkCount = workers + 2
         let chunks = BlockingPool((0..<chunkCount).map { _ in Chunk(capacity: capacity) })
         let slots = BlockingPool((0..<workers).map { _ in
             WorkerSlot(PartialAggregate(maxLineBytes: options.maxLineBytes, maxRejectRows: options.maxRejectRows))
