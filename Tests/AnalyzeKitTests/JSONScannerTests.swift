@@ -108,11 +108,7 @@ extension JSONScannerTests {
                 entries[index].hasKey ? tape.withKey(of: index, in: scanner, scratch: &scratch) { String(decoding: $0, as: UTF8.self) } : "-"
             }
             XCTAssertEqual(keys, ["-", "a", "b", "c", "-", "-", "d"])
-            func children(_ index: Int) -> [Int] {
-                var found: [Int] = []
-                tape.forEachChild(of: index) { found.append($0) }
-                return found
-            }
+            func children(_ index: Int) -> [Int] { Array(tape.children(of: index)) }
             XCTAssertEqual(children(0), [1, 2, 6])
             XCTAssertEqual(children(2), [3])
             XCTAssertEqual(children(3), [4, 5])

@@ -972,12 +972,11 @@ private final class ConcurrentResults: @unchecked Sendable {
     }
 }
 
-/// Which sanitizer, if any, this test process (and the `analyze` built beside it)
-/// was compiled with: `swift test --sanitize=thread` adds shadow memory to every
+/// Whether this test process (and the `analyze` built beside it) was compiled
+/// with ThreadSanitizer: `swift test --sanitize=thread` adds shadow memory to every
 /// process, so memory bounds are widened under it rather than dropped.
 enum Sanitizer {
     static let thread = symbolIsLinked("__tsan_init")
-    static let address = symbolIsLinked("__asan_init")
 
     /// `kibibytes` for a plain build; four times that under ThreadSanitizer (its
     /// shadow and metadata cost 2-3× the application's memory), which still tells a

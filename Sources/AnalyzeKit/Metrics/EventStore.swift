@@ -1,4 +1,3 @@
-import CSupport
 /// The identity of an event for de-duplication: two independent 64-bit
 /// hashes of its `event_id` bytes (see ``ByteHash``).
 struct EventKey: Hashable {
@@ -125,16 +124,9 @@ struct EventShard {
     /// `tag << 32 | (index + 1)`; 0 is empty.
     private var slots = [UInt64](repeating: 0, count: 1 << 8)
     private var mask = (1 << 8) - 1
-    /// Where `slots` was last stored, for prefetch hints only: reading this
-    /// never retains the array, and a stale address (after a copy of the shard
-    /// reallocated its slots) costs a useless prefetch, never a wrong result.
-    private var slotsAddress: UInt = 0
+    private var prefetcher: SlotPrefetcher
 
-    init() { slotsAddress = Self.address(of: slots) }
-
-    private static func address(of slots: [UInt64]) -> UInt {
-        slots.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
-    }
+    init() { prefetcher = SlotPrefetcher(slots) }
 
     @inline(__always)
     private static func tag(_ key: EventKey) -> UInt64 { key.high >> 32 }
@@ -166,7 +158,7 @@ struct EventShard {
 
     @inline(__always)
     func prefetch(_ key: EventKey) {
-        analyze_prefetch(UnsafeRawPointer(bitPattern: slotsAddress &+ UInt(Int(truncatingIfNeeded: key.low) & mask) &* 8))
+        prefetcher.prefetch(slot: Int(truncatingIfNeeded: key.low) & mask)
     }
 
     /// Inserts every record of `other` (keys and identities already mapped by `remap`).
@@ -207,7 +199,7 @@ struct EventShard {
     private mutating func grow(to size: Int? = nil) {
         let size = size ?? slots.count * 2
         slots = [UInt64](repeating: 0, count: size)
-        slotsAddress = Self.address(of: slots)
+        prefetcher = SlotPrefetcher(slots)
         mask = size - 1
         for (index, record) in records.enumerated() {
             var slot = Int(truncatingIfNeeded: record.key.low) & mask

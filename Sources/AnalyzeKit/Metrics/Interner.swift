@@ -1,5 +1,3 @@
-import CSupport
-
 /// Gives each distinct byte string a dense `UInt32` id, comparing bytes
 /// exactly (never `String ==`, which would merge NFC and NFD spellings).
 ///
@@ -22,9 +20,7 @@ struct Interner {
     /// `tag << 40 | (header offset + 1)`; 0 is empty.
     private var slots: [UInt64]
     private var mask: Int
-    /// Where `slots` was last stored, for prefetch hints only (see
-    /// ``EventShard``: a stale address costs a useless prefetch, never a wrong result).
-    private var slotsAddress: UInt = 0
+    private var prefetcher: SlotPrefetcher
 
     private static let headerSize = 8
     private static let offsetBits: UInt64 = 40
@@ -34,7 +30,7 @@ struct Interner {
         while size < capacity * 2 { size <<= 1 }
         slots = [UInt64](repeating: 0, count: size)
         mask = size - 1
-        slotsAddress = slots.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+        prefetcher = SlotPrefetcher(slots)
     }
 
     var count: Int { offsets.count }
@@ -51,7 +47,7 @@ struct Interner {
     /// Starts loading the slot a lookup of a string with `hash` probes first.
     @inline(__always)
     func prefetch(hash: UInt64) {
-        analyze_prefetch(UnsafeRawPointer(bitPattern: slotsAddress &+ UInt(Int(truncatingIfNeeded: hash) & mask) &* 8))
+        prefetcher.prefetch(slot: Int(truncatingIfNeeded: hash) & mask)
     }
 
     /// The id of `bytes`, whose ``hash(_:)`` is `hash` (computed ahead, so the
@@ -125,7 +121,7 @@ struct Interner {
     private mutating func grow() {
         let size = slots.count * 2
         slots = [UInt64](repeating: 0, count: size)
-        slotsAddress = slots.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+        prefetcher = SlotPrefetcher(slots)
         mask = size - 1
         for (id, hash) in hashes.enumerated() {
             var slot = Int(truncatingIfNeeded: hash) & mask

@@ -18,8 +18,6 @@ struct RecordList: Sequence {
     private var segments: [[EventRecord]] = []
     private(set) var count = 0
 
-    var isEmpty: Bool { count == 0 }
-
     subscript(index: Int) -> EventRecord {
         get { segments[index >> Self.segmentShift][index & Self.indexMask] }
         set { segments[index >> Self.segmentShift][index & Self.indexMask] = newValue }

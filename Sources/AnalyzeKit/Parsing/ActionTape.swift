@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// The structure of one container (the `action` object of an event), recorded
 /// while the line is validated, so reading its fields and checking its keys
 /// never walks the bytes again.
@@ -28,6 +22,9 @@ struct ActionTape: JSONStructureVisitor {
         var value: JSONValue
 
         var hasKey: Bool { keyStart >= 0 }
+
+        /// The member key as a string value (quotes included).
+        var keySpan: JSONValue { JSONValue(start: keyStart, end: keyEnd, kind: .string, flag: keyHasEscapes) }
     }
 
     /// Storage for entries; replaced (never resized in place) when full.
@@ -118,24 +115,32 @@ struct ActionTape: JSONStructureVisitor {
 
     // MARK: Reading
 
-    /// Calls `body` with the entry index of each member or element of the
-    /// container at `index`, in document order.
-    @inline(__always)
-    func forEachChild(of index: Int, _ body: (Int) -> Void) {
-        let stop = Int(entries[index].next)
-        var child = index + 1
-        while child < stop {
-            body(child)
-            child = Int(entries[child].next)
+    /// The entry indices of the members or elements of the container at
+    /// `index`, in document order (hopping over nested subtrees).
+    ///
+    /// A sequence over the entries themselves, not a closure: callers may
+    /// mutate their own state (the parser's) while they iterate.
+    func children(of index: Int) -> Children {
+        Children(entries: entries, cursor: index + 1, stop: Int(entries[index].next))
+    }
+
+    struct Children: Sequence, IteratorProtocol {
+        fileprivate let entries: UnsafeBufferPointer<Entry>
+        fileprivate var cursor: Int
+        fileprivate let stop: Int
+
+        mutating func next() -> Int? {
+            guard cursor < stop else { return nil }
+            defer { cursor = Int(entries[cursor].next) }
+            return cursor
         }
     }
 
     /// The key of a member entry, decoded when it holds escapes (into `scratch`).
     func withKey<R>(of index: Int, in scanner: JSONScanner, scratch: inout [UInt8],
                     _ body: (UnsafeRawBufferPointer) -> R) -> R {
-        let entry = entries[index]
-        let span = JSONValue(start: entry.keyStart, end: entry.keyEnd, kind: .string, flag: entry.keyHasEscapes)
-        guard entry.keyHasEscapes else { return body(scanner.rawContent(span)) }
+        let span = entries[index].keySpan
+        guard span.hasEscapes else { return body(scanner.rawContent(span)) }
         scanner.decodeString(span, into: &scratch)
         return scratch.withUnsafeBytes(body)
     }
@@ -154,37 +159,29 @@ struct ActionTape: JSONStructureVisitor {
     }
 
     private func objectHasRepeatedKey(_ object: Int, in scanner: JSONScanner) -> Bool {
-        var count = 0
-        forEachChild(of: object) { _ in count += 1 }
+        let count = children(of: object).reduce(0) { n, _ in n + 1 }
         guard count > 1 else { return false }
         if count <= 8 && !anyKeyHasEscapes {
-            var found = false
-            forEachChild(of: object) { a in
-                guard !found else { return }
+            for a in children(of: object) {
                 let x = entries[a]
                 let length = x.keyEnd - x.keyStart
-                var b = Int(x.next)
-                while b < Int(entries[object].next) {
+                for b in Children(entries: entries, cursor: Int(x.next), stop: Int(entries[object].next)) {
                     let y = entries[b]
                     if y.keyEnd - y.keyStart == length
                         && RawBytes.equal(scanner.base + x.keyStart, scanner.base + y.keyStart, count: length) {
-                        found = true
-                        return
+                        return true
                     }
-                    b = Int(y.next)
                 }
             }
-            return found
+            return false
         }
         var seen = Set<[UInt8]>()
         seen.reserveCapacity(count)
         var scratch: [UInt8] = []
-        var found = false
-        forEachChild(of: object) { member in
-            guard !found else { return }
+        for member in children(of: object) {
             let key = withKey(of: member, in: scanner, scratch: &scratch) { Array($0) }
-            if !seen.insert(key).inserted { found = true }
+            if !seen.insert(key).inserted { return true }
         }
-        return found
+        return false
     }
 }

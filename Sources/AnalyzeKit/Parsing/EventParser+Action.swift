@@ -107,15 +107,12 @@ extension EventParser {
             fields.answerKind = .multiSelect
             guard let entry, valueKind == .array else { return false }
             var wellFormed = true
-            var element = entry + 1
-            let stop = Int(actionTape.entries[entry].next)
-            while element < stop {
+            for element in actionTape.children(of: entry) {
                 if actionTape.entries[element].value.kind == .object {
                     wellFormed = readOption(element, in: scanner) && wellFormed
                 } else {
                     wellFormed = false
                 }
-                element = Int(actionTape.entries[element].next)
             }
             return wellFormed
         }
@@ -151,20 +148,14 @@ extension EventParser {
             else if key.equals(k2) { found.2 = member }
             else if key.equals(k3) { found.3 = member }
         }
-        // Hops over the members by hand (no closure over the tape, so nothing
-        // is retained per call).
-        var member = object + 1
-        let stop = Int(actionTape.entries[object].next)
-        while member < stop {
-            let entry = actionTape.entries[member]
-            let key = JSONValue(start: entry.keyStart, end: entry.keyEnd, kind: .string, flag: entry.keyHasEscapes)
-            if entry.keyHasEscapes {
+        for member in actionTape.children(of: object) {
+            let key = actionTape.entries[member].keySpan
+            if key.hasEscapes {
                 scanner.decodeString(key, into: &scratchForKeys)
                 scratchForKeys.withUnsafeBytes { match($0, member) }
             } else {
                 match(scanner.rawContent(key), member)
             }
-            member = Int(entry.next)
         }
         return found
     }

@@ -323,9 +323,3 @@ extension UnsafeRawBufferPointer {
         return RawBytes.equal(baseAddress!, literal.utf8Start, count: n)
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif

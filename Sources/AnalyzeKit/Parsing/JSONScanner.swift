@@ -422,11 +422,6 @@ struct ContainerStack {
     }
 }
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Receives the structure of a container while ``JSONScanner/scanContainer(at:visitor:)``
 /// validates it: every member key, scalar, and container opening and closing,
