@@ -16,6 +16,9 @@
 //      0001–9999, and on known types non-empty device_id and profile_id.
 //   4. Damage: an accepted line with its closing `}` removed, or with a byte of
 //      garbage appended, is `invalid_json` (both are invalid JSON).
+//   5. The `action` cache changes nothing: a parser that never caches gives the
+//      same outcome and fields as the fresh one (whose second parse of the same
+//      bytes, in invariant 1, is a cache hit) and the long-lived one.
 
 /// The parser reused across every input of this process (invariant 1).
 nonisolated(unsafe) private var longLivedParser = EventParser()
@@ -33,6 +36,11 @@ func fuzzParser(_ bytes: UnsafeRawBufferPointer) {
     let again = ParseSnapshot(parsing: bytes, with: &fresh)
     guard first == again else {
         fuzzFailure("the same parser gives two outcomes for the same bytes", first, again)
+    }
+    var uncached = EventParser(cachingActions: false)
+    let reference = ParseSnapshot(parsing: bytes, with: &uncached)
+    guard first == reference else {
+        fuzzFailure("the action cache changed the outcome", reference, first)
     }
 
     // 2. Same bytes elsewhere, wrapped in JSON whitespace.

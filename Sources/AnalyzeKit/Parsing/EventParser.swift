@@ -21,9 +21,17 @@ struct EventParser {
     var scratchForKeys: [UInt8] = []
     /// The structure of the line's (first) `action` object.
     var actionTape = ActionTape()
+    /// Readings of `action` objects seen before, by their bytes.
+    private var actionCache = ActionCache()
+    private var cachesActions = true
+    /// `action` objects found in the cache so far.
+    var actionCacheHits: Int { actionCache.hits }
     private var line = UnsafeRawBufferPointer(start: nil, count: 0)
 
-    init() {
+    /// A parser; `cachingActions: false` validates and reads every `action`
+    /// afresh (the reference the cache is tested against).
+    init(cachingActions: Bool = true) {
+        cachesActions = cachingActions
         arena.reserveCapacity(4096)
         scratch.reserveCapacity(256)
         options.reserveCapacity(16)
@@ -44,6 +52,8 @@ struct EventParser {
         var customerUserID: JSONValue?
         var action: JSONValue?
         var actionRepeated = false
+        /// How the ``ActionCache`` lookup of `action` went (nil: not looked up).
+        var actionProbe: ActionCache.Probe?
     }
 
     /// Parses `bytes` (one non-blank line, without its line end).
@@ -75,10 +85,23 @@ struct EventParser {
 
         // Repeated keys the SPEC reads inside `action` are invalid JSON too.
         var action = ActionFields()
+        var cachedFingerprint: UInt64?
         if type.isOnboarding {
             if envelope.actionRepeated { return .rejected(.invalidJSON) }
             if let value = envelope.action, value.kind == .object {
-                guard readAction(of: type, in: scanner, into: &action) else { return .rejected(.invalidJSON) }
+                if case .hit(let way, _)? = envelope.actionProbe,
+                   let fingerprint = actionCache.reading(
+                       way, for: type, objectStart: value.start, into: &action, options: &options) {
+                    cachedFingerprint = fingerprint
+                } else {
+                    if case .hit? = envelope.actionProbe {
+                        // Found, but read so far only for the other onboarding
+                        // type: record its structure now (it is valid JSON).
+                        actionTape.reset()
+                        _ = scanner.scanContainer(at: value.start, visitor: &actionTape)
+                    }
+                    guard readAction(of: type, in: scanner, into: &action) else { return .rejected(.invalidJSON) }
+                }
             }
         }
 
@@ -146,8 +169,15 @@ struct EventParser {
             parsed.answerKind = action.answerKind
         }
         event = parsed
-        if type.isOnboarding {
+        if let cachedFingerprint {
+            event.contentFingerprint = cachedFingerprint
+        } else if type.isOnboarding {
             event.contentFingerprint = actionFingerprint()
+            if let probe = envelope.actionProbe, let value = envelope.action {
+                actionCache.remember(
+                    probe, object: value, line: line, type: type, fields: action, options: options,
+                    fingerprint: event.contentFingerprint)
+            }
         } else if type == .unknown {
             // Unknown types differ by their spelling, which the type enum hides.
             event.contentFingerprint = withBytes(of: typeName) { ByteHash.hash($0, seed: 3) }
@@ -186,9 +216,16 @@ struct EventParser {
                 i = scanner.skipWhitespace(i + 1)
                 let value: JSONValue
                 if slot == .action && envelope.action == nil && i < scanner.end && scanner.byte(i) == UInt8(ascii: "{") {
-                    actionTape.reset()
-                    guard let next = scanner.scanContainer(at: i, visitor: &actionTape) else { return false }
-                    value = JSONValue(start: i, end: next, kind: .object, flag: false)
+                    let probe = cachesActions ? actionCache.lookup(in: scanner, at: i) : nil
+                    envelope.actionProbe = probe
+                    if case .hit(_, let length)? = probe {
+                        // The same bytes as an object validated before: the same object.
+                        value = JSONValue(start: i, end: i + length, kind: .object, flag: false)
+                    } else {
+                        actionTape.reset()
+                        guard let next = scanner.scanContainer(at: i, visitor: &actionTape) else { return false }
+                        value = JSONValue(start: i, end: next, kind: .object, flag: false)
+                    }
                 } else {
                     guard let scanned = scanner.scanValue(at: i) else { return false }
                     value = scanned

@@ -1,0 +1,262 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// What reading `action` objects gave, remembered by their exact bytes, so an
+/// action seen before (the same screen, question and option, spelled the same
+/// way) is neither validated nor read again.
+///
+/// **Exact by construction.** An entry holds the complete bytes of an object
+/// that was validated and read. When a line holds those same bytes where its
+/// `action` value starts, the value *is* that object: a JSON value ends where
+/// its own bytes say, whatever follows them. So it is valid, has no repeated
+/// key, and has the same fields at the same offsets from its first byte. What
+/// the cache holds changes only the speed, never a result; the parser tests
+/// and the parser fuzzer check a cached reading against a fresh one.
+///
+/// What is remembered: objects of up to ``maxBytes`` bytes whose fields and
+/// options are spelled without escapes (so they lie in the line itself), with
+/// at most ``maxOptions`` options, read for an accepted onboarding event. A
+/// reading is per event type (the two onboarding types read different keys);
+/// a hit for the other type reads the object once more and adds its reading.
+///
+/// Performance: a set-associative table (``setCount`` sets of ``ways`` ways)
+/// indexed by a hash of the object's first ``prefixLength`` bytes, so a lookup
+/// needs no search for the object's end: hash 96 bytes, compare 8 stored
+/// hashes, then the bytes of the (usually one) way whose hash matches. An
+/// object not found replaces the least-hit way of its set; the set's counts
+/// halve every 64 replacements, so old favourites age out. On the benchmark
+/// exports about 85 % of actions are found, and a found one costs about a
+/// tenth of validating and reading it. About 1.6 MiB per parser, allocated at
+/// the first lookup.
+///
+/// Not thread-safe: one parser (one worker) owns it.
+struct ActionCache {
+    static let prefixLength = 96
+    static let setCount = 256
+    static let ways = 8
+    static let maxBytes = 512
+    static let maxOptions = 8
+    private static let agingPeriod: UInt16 = 64
+
+    /// A string field as an offset from the object's first byte (`start` -1: absent).
+    struct Span: Equatable {
+        var start: Int32
+        var count: Int32
+
+        static let absent = Span(start: -1, count: 0)
+    }
+
+    /// The reading of an action for one onboarding type, offsets relative to the object.
+    struct Reading {
+        var elementID = Span.absent
+        var onboardingID = Span.absent
+        var name = Span.absent
+        var paramsType = Span.absent
+        var fingerprint: UInt64 = 0
+        var optionCount: UInt8 = 0
+        var answerKind = AnswerKind.none
+        var isWellFormed = false
+    }
+
+    /// Where a lookup left off: the way found, or the hash to insert under.
+    enum Probe {
+        /// The object is the `length` bytes remembered in `way`.
+        case hit(way: Int, length: Int)
+        case miss(hash: UInt64)
+    }
+
+    /// A way's readings and hit count; its prefix hash and length are kept
+    /// apart (``Storage/prefixHashes``, ``Storage/lengths``), so a lookup
+    /// reads two small arrays instead of whole ways.
+    private struct Way {
+        var hits: UInt16 = 0
+        var hasStateUpdated = false
+        var hasAnalytics = false
+        var stateUpdated = Reading()
+        var analytics = Reading()
+    }
+
+    private struct OptionSpans {
+        var id: Span
+        var value: Span
+        var label: Span
+    }
+
+    private final class Storage {
+        let prefixHashes: UnsafeMutablePointer<UInt64>
+        /// Bytes of each way's object; 0 for an empty way.
+        let lengths: UnsafeMutablePointer<Int32>
+        let ways: UnsafeMutablePointer<Way>
+        let bytes: UnsafeMutablePointer<UInt8>
+        let options: UnsafeMutablePointer<OptionSpans>
+        let replacements: UnsafeMutablePointer<UInt16>
+
+        init() {
+            let wayCount = ActionCache.setCount * ActionCache.ways
+            prefixHashes = .allocate(capacity: wayCount)
+            prefixHashes.initialize(repeating: 0, count: wayCount)
+            lengths = .allocate(capacity: wayCount)
+            lengths.initialize(repeating: 0, count: wayCount)
+            ways = .allocate(capacity: wayCount)
+            ways.initialize(repeating: Way(), count: wayCount)
+            bytes = .allocate(capacity: wayCount * ActionCache.maxBytes)
+            options = .allocate(capacity: wayCount * ActionCache.maxOptions)
+            replacements = .allocate(capacity: ActionCache.setCount)
+            replacements.initialize(repeating: 0, count: ActionCache.setCount)
+        }
+
+        deinit {  // every element type is trivial: nothing to deinitialize
+            prefixHashes.deallocate()
+            lengths.deallocate()
+            ways.deallocate()
+            bytes.deallocate()
+            options.deallocate()
+            replacements.deallocate()
+        }
+    }
+
+    private var storage: Storage?
+    /// Lookups that found their object (for tests and measurements).
+    private(set) var hits = 0
+
+    init() {}
+
+    /// Looks for the object starting at `start` in `scanner`'s line; nil when
+    /// fewer than ``prefixLength`` bytes are left (nothing is remembered then).
+    mutating func lookup(in scanner: JSONScanner, at start: Int) -> Probe? {
+        let available = scanner.end - start
+        guard available >= Self.prefixLength else { return nil }
+        let object = UnsafeRawPointer(scanner.base + start)
+        let hash = Self.prefixHash(object)
+        if storage == nil { storage = Storage() }
+        let storage = storage!
+        let first = Self.set(of: hash) * Self.ways
+        for w in first..<(first + Self.ways) where storage.prefixHashes[w] == hash {
+            let length = Int(storage.lengths[w])
+            if length != 0 && length <= available && memcmp(storage.bytes + w * Self.maxBytes, object, length) == 0 {
+                if storage.ways[w].hits < UInt16.max { storage.ways[w].hits += 1 }
+                hits += 1
+                return .hit(way: w, length: length)
+            }
+        }
+        return .miss(hash: hash)
+    }
+
+    /// The reading of the object in `way` for `type` (an onboarding type), if
+    /// it was read for that type; appends its options, made absolute from
+    /// `objectStart`, to `options`.
+    func reading(
+        _ way: Int, for type: EventType, objectStart: Int, into fields: inout ActionFields, options: inout [OptionRefs]
+    ) -> UInt64? {
+        guard let storage else { return nil }
+        let isStateUpdate = type == .onboardingStateUpdated
+        guard isStateUpdate ? storage.ways[way].hasStateUpdated : storage.ways[way].hasAnalytics else { return nil }
+        let reading = isStateUpdate ? storage.ways[way].stateUpdated : storage.ways[way].analytics
+        func ref(_ span: Span) -> StringRef? {
+            span.start < 0 ? nil : StringRef(start: objectStart + Int(span.start), count: Int(span.count), isDecoded: false)
+        }
+        fields.isWellFormed = reading.isWellFormed
+        fields.elementID = ref(reading.elementID)
+        fields.onboardingID = ref(reading.onboardingID)
+        fields.name = ref(reading.name)
+        fields.paramsType = ref(reading.paramsType)
+        fields.answerKind = reading.answerKind
+        let stored = storage.options + way * Self.maxOptions
+        for k in 0..<Int(reading.optionCount) {
+            let option = stored[k]
+            options.append(OptionRefs(id: ref(option.id) ?? .empty, value: ref(option.value) ?? .empty,
+                                      label: ref(option.label) ?? .empty))
+        }
+        return reading.fingerprint
+    }
+
+    /// Remembers what reading the object `object` (a span of `line`) for
+    /// `type` gave, when it can be remembered: in the way `probe` found, or
+    /// in place of its set's least-hit way.
+    mutating func remember(
+        _ probe: Probe, object: JSONValue, line: UnsafeRawBufferPointer, type: EventType,
+        fields: ActionFields, options: [OptionRefs], fingerprint: UInt64
+    ) {
+        guard let storage, object.end - object.start <= Self.maxBytes, options.count <= Self.maxOptions else { return }
+        func span(_ ref: StringRef?) -> Span? {
+            guard let ref else { return .absent }
+            if ref.count == 0 { return Span(start: 0, count: 0) }
+            // A decoded string lives in the parser's arena, not in the object.
+            guard !ref.isDecoded else { return nil }
+            return Span(start: Int32(ref.start - object.start), count: Int32(ref.count))
+        }
+        guard let elementID = span(fields.elementID), let onboardingID = span(fields.onboardingID),
+              let name = span(fields.name), let paramsType = span(fields.paramsType)
+        else { return }
+        var optionSpans: [OptionSpans] = []
+        optionSpans.reserveCapacity(options.count)
+        for option in options {
+            guard let id = span(option.id), let value = span(option.value), let label = span(option.label) else { return }
+            optionSpans.append(OptionSpans(id: id, value: value, label: label))
+        }
+        let reading = Reading(
+            elementID: elementID, onboardingID: onboardingID, name: name, paramsType: paramsType,
+            fingerprint: fingerprint, optionCount: UInt8(options.count), answerKind: fields.answerKind,
+            isWellFormed: fields.isWellFormed)
+
+        let way: Int
+        switch probe {
+        case .hit(let found, _):
+            way = found
+        case .miss(let hash):
+            way = Self.replace(in: storage, set: Self.set(of: hash))
+            let length = object.end - object.start
+            storage.prefixHashes[way] = hash
+            storage.lengths[way] = Int32(length)
+            storage.ways[way] = Way()
+            (storage.bytes + way * Self.maxBytes).update(
+                from: line.baseAddress!.assumingMemoryBound(to: UInt8.self) + object.start, count: length)
+        }
+        if type == .onboardingStateUpdated {
+            storage.ways[way].stateUpdated = reading
+            storage.ways[way].hasStateUpdated = true
+            // Only state updates carry options.
+            (storage.options + way * Self.maxOptions).update(from: optionSpans, count: optionSpans.count)
+        } else {
+            storage.ways[way].analytics = reading
+            storage.ways[way].hasAnalytics = true
+        }
+    }
+
+    /// A hash of the ``prefixLength`` bytes at `bytes`: a multiply-xorshift
+    /// chain over its twelve words. It only picks the set and spares byte
+    /// compares (every hit is confirmed byte for byte), so it needs to spread
+    /// well, not to resist collisions; it costs about a third of ``ByteHash``.
+    @inline(__always)
+    private static func prefixHash(_ bytes: UnsafeRawPointer) -> UInt64 {
+        var h: UInt64 = 0x9e37_79b9_7f4a_7c15
+        for k in 0..<(prefixLength / 8) {
+            h = (h ^ bytes.loadUnaligned(fromByteOffset: k * 8, as: UInt64.self)) &* 0xff51_afd7_ed55_8ccd
+            h ^= h >> 29
+        }
+        return h
+    }
+
+    @inline(__always)
+    private static func set(of hash: UInt64) -> Int {
+        Int(truncatingIfNeeded: hash >> 40) & (setCount - 1)
+    }
+
+    /// The way of `set` to overwrite: an empty one, else the least hit.
+    private static func replace(in storage: Storage, set: Int) -> Int {
+        let first = set * ways
+        var victim = first
+        for w in first..<(first + ways) {
+            if storage.lengths[w] == 0 { return w }
+            if storage.ways[w].hits < storage.ways[victim].hits { victim = w }
+        }
+        storage.replacements[set] &+= 1
+        if storage.replacements[set] % agingPeriod == 0 {
+            for w in first..<(first + ways) { storage.ways[w].hits /= 2 }
+        }
+        return victim
+    }
+}

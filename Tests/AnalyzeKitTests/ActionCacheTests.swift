@@ -1,0 +1,129 @@
+import EventGenerator
+import XCTest
+@testable import AnalyzeKit
+
+/// The `action` cache may change only the speed of parsing: every reading it
+/// returns must equal a fresh one (``EventParser(cachingActions: false)``).
+final class ActionCacheTests: XCTestCase {
+    /// What a parse gave, with every string as bytes.
+    private struct Snapshot: Equatable {
+        var reason: RejectReason?
+        var type: EventType?
+        var answerKind: AnswerKind?
+        var fingerprint: UInt64 = 0
+        /// onboarding id, element id, name, params type, then id/value/label per
+        /// option; nil for an absent field.
+        var strings: [[UInt8]?] = []
+
+        init(_ line: [UInt8], _ parser: inout EventParser) {
+            switch line.withUnsafeBytes({ parser.parse($0) }) {
+            case .rejected(let why):
+                reason = why
+            case .accepted:
+                let event = parser.event
+                (type, answerKind, fingerprint) = (event.type, event.answerKind, event.contentFingerprint)
+                let p = parser
+                func bytes(_ ref: StringRef?) -> [UInt8]? { ref.map { p.withBytes(of: $0) { Array($0) } } }
+                strings = [bytes(event.onboardingID), bytes(event.elementID), bytes(event.analyticsName),
+                           bytes(event.paramsType)]
+                for option in parser.options {
+                    strings += [bytes(option.id), bytes(option.value), bytes(option.label)]
+                }
+            }
+        }
+    }
+
+    private let head = "{\"event_id\":\"e1\",\"timestamp\":\"2026-11-28T09:15:02.123Z\",\"device_id\":\"d\",\"profile_id\":\"p\","
+    private let meta = "\"meta\":{\"onboardingId\":\"quiz_ja_2026\",\"screenClientId\":\"drinks_screen\",\"screenIndex\":1,\"screensTotal\":4}"
+
+    private func stateUpdate(_ params: String, after: String = "") -> [UInt8] {
+        Array((head + "\"event_type\":\"onboarding_state_updated\",\"action\":{\"elementId\":\"favorite_drinks\","
+               + meta + ",\"params\":" + params + "}" + after + "}").utf8)
+    }
+
+    private let select = "{\"type\":\"select\",\"value\":{\"id\":\"cafe\",\"value\":\"cafe_nfc\",\"label\":\"Café au lait\"}}"
+
+    /// Parses `lines` in order with one caching parser and checks each result
+    /// against a fresh, non-caching parse; returns the cache hits.
+    @discardableResult
+    private func assertCachedEqualsFresh(_ lines: [[UInt8]], file: StaticString = #filePath, line: UInt = #line) -> Int {
+        var cached = EventParser()
+        for bytes in lines {
+            var fresh = EventParser(cachingActions: false)
+            let expected = Snapshot(bytes, &fresh)
+            XCTAssertEqual(Snapshot(bytes, &cached), expected, String(decoding: bytes, as: UTF8.self), file: file, line: line)
+        }
+        return cached.actionCacheHits
+    }
+
+    func testTheSameActionIsFoundAndReadTheSame() {
+        let line = stateUpdate(select)
+        XCTAssertEqual(assertCachedEqualsFresh([line, line, line]), 2)
+        var parser = EventParser()
+        let first = Snapshot(line, &parser), second = Snapshot(line, &parser)
+        XCTAssertNil(second.reason)
+        XCTAssertEqual(second.strings[1], Array("favorite_drinks".utf8))
+        XCTAssertEqual(second.strings[4], Array("cafe".utf8))
+        XCTAssertEqual(first, second)
+    }
+
+    func testFoundActionAtAnotherOffsetAndWithOtherKeysAfterIt() {
+        // Same action bytes; other envelope lengths before, other keys after:
+        // the offsets of its fields move with it.
+        let base = stateUpdate(select)
+        let longerID = Array(String(decoding: base, as: UTF8.self).replacingOccurrences(of: "\"e1\"", with: "\"event-0042\"").utf8)
+        let trailing = stateUpdate(select, after: ",\"platform\":\"ios\",\"locale\":\"ja_JP\"")
+        XCTAssertEqual(assertCachedEqualsFresh([base, longerID, trailing]), 2)
+    }
+
+    func testActionReadForOneTypeIsReadAgainForTheOther() {
+        // The analytics type reads `name` and `meta`, the state type `elementId`,
+        // `meta` and `params`: one cached object, two readings.
+        let action = "{\"name\":\"screen_presented\",\"elementId\":\"favorite_drinks\"," + meta + ",\"params\":" + select + "}"
+        let state = Array((head + "\"event_type\":\"onboarding_state_updated\",\"action\":" + action + "}").utf8)
+        let analytics = Array((head + "\"event_type\":\"onboarding_analytics\",\"action\":" + action + "}").utf8)
+        XCTAssertEqual(assertCachedEqualsFresh([state, analytics, state, analytics]), 3)
+    }
+
+    func testSharedPrefixIsNotTheSameObject() {
+        // The first 96 bytes agree; the options differ after them.
+        let a = stateUpdate(select)
+        let b = stateUpdate(select.replacingOccurrences(of: "Café au lait", with: "Café crème"))
+        let multi = stateUpdate("{\"type\":\"multiSelect\",\"value\":[{\"id\":\"tea\",\"label\":\"Tea\"},{\"id\":\"tea\"}]}")
+        XCTAssertEqual(assertCachedEqualsFresh([a, b, multi, a, b, multi]), 3)
+    }
+
+    func testDamagedCopiesOfACachedActionAreStillRejected() {
+        let good = stateUpdate(select)
+        let text = String(decoding: good, as: UTF8.self)
+        let cut = Array(text.dropLast(3).utf8)                     // the action's closing braces gone
+        let repeated = stateUpdate(select, after: ",\"action\":{}")  // a second `action` key
+        let badShape = stateUpdate("{\"type\":\"select\",\"value\":{\"id\":7,\"value\":\"cafe_nfc\",\"label\":\"Café au lait\"}}")
+        assertCachedEqualsFresh([good, cut, good, repeated, badShape, good])
+        var parser = EventParser()
+        _ = Snapshot(good, &parser)
+        XCTAssertEqual(Snapshot(cut, &parser).reason, .invalidJSON)
+        XCTAssertEqual(Snapshot(repeated, &parser).reason, .invalidJSON)
+        XCTAssertEqual(Snapshot(badShape, &parser).reason, .badAction)
+    }
+
+    func testEscapedFieldsAreReadFreshEveryTime() {
+        // Decoded strings live in the parser's arena, not in the line: such an
+        // action is not remembered, and its fields still decode right.
+        let line = stateUpdate("{\"type\":\"select\",\"value\":{\"id\":\"caf\\u00e9\",\"value\":\"v\",\"label\":\"lait \\\"chaud\\\"\"}}")
+        XCTAssertEqual(assertCachedEqualsFresh([line, line]), 0)
+    }
+
+    /// Seeded property test: a generated export (noise included) parses the
+    /// same, line by line, with and without the cache, and the cache is used.
+    func testGeneratedExportParsesTheSameWithAndWithoutTheCache() {
+        for seed: UInt64 in [3, 17] {
+            let export = generateExport(GeneratorConfiguration(seed: seed, events: 4_000, days: 3, noise: 0.05))
+            let lines = export.split(separator: UInt8(ascii: "\n")).map { line -> [UInt8] in
+                line.last == 0x0D ? Array(line.dropLast()) : Array(line)
+            }
+            let hits = assertCachedEqualsFresh(lines.filter { !ChunkReader.isBlank($0.withUnsafeBytes { $0 }) })
+            XCTAssertGreaterThan(hits, lines.count / 10, "seed \(seed)")
+        }
+    }
+}
