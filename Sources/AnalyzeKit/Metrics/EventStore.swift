@@ -81,9 +81,15 @@ struct EventStore {
     /// Kept events.
     var count: Int { shards.reduce(0) { $0 + $1.records.count } }
 
-    /// Every kept record, shard by shard.
-    var records: FlattenSequence<LazyMapSequence<[EventShard], RecordList>> {
-        shards.lazy.map(\.records).joined()
+    /// Calls `body` with every kept record, shard by shard, at memory speed
+    /// (see ``RecordList/forEachSegment(_:)``).
+    @inline(__always)
+    func forEachRecord(_ body: (borrowing EventRecord) -> Void) {
+        for shard in shards {
+            shard.records.forEachSegment { segment in
+                for index in segment.indices { body(segment[index]) }
+            }
+        }
     }
 
     /// Every dropped duplicate, shard by shard.

@@ -25,7 +25,7 @@ enum InstallsTable {
                 let index = mode * count + Int(identity - 1)
                 if seconds < first[index] { first[index] = seconds }
             }
-            for record in partial.store.records {
+            partial.store.forEachRecord { record in
                 see(0, record.device, record.seconds)
                 see(1, record.customerUser, record.seconds)
                 see(2, record.profile, record.seconds)

@@ -1,3 +1,4 @@
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -289,28 +290,15 @@ struct PartialAggregate {
 
         let identityMap = identities.absorb(other.identities)
         let quizMap = quizStrings.absorb(other.quizStrings)
-        let idBase = eventIDs.count
-        eventIDs += other.eventIDs
-        let answerBase = Int32(answers.count)
         let extraBase = Int32(extras.count)
-        extras.reserveCapacity(extras.count + other.extras.count)
-        answers.reserveCapacity(answers.count + other.answers.count)
-        answerOptions.reserveCapacity(answerOptions.count + other.answerOptions.count)
-        for extra in other.extras {
-            extras.append(EventExtra(
-                idOffset: extra.idOffset + idBase, idCount: extra.idCount,
-                answer: extra.answer >= 0 ? extra.answer + answerBase : -1))
-        }
-        for answer in other.answers {
-            let start = answerOptions.count
-            for option in other.answerOptions[answer.optionsStart..<(answer.optionsStart + answer.optionsCount)] {
-                answerOptions.append(AnswerOption(
-                    id: quizMap[Int(option.id)], value: quizMap[Int(option.value)], label: quizMap[Int(option.label)]))
-            }
-            answers.append(AnswerRecord(
-                onboarding: quizMap[Int(answer.onboarding)], element: quizMap[Int(answer.element)],
-                kind: answer.kind, optionsStart: start, optionsCount: answer.optionsCount))
-        }
+        // The side tables are appended on another thread while the store's
+        // shards merge (they only share the two maps, which are read-only now).
+        let side = SideTables(eventIDs: eventIDs, extras: extras, answers: answers, answerOptions: answerOptions)
+        (eventIDs, extras, answers, answerOptions) = ([], [], [], [])  // `side` holds the only references
+        let otherSide = SideTables(
+            eventIDs: other.eventIDs, extras: other.extras, answers: other.answers, answerOptions: other.answerOptions)
+        let group = DispatchGroup()
+        DispatchQueue.global(qos: .userInitiated).async(group: group) { side.append(otherSide, quizMap: quizMap) }
         store.absorb(otherStore) { record in
             var r = record
             if r.device != 0 { r.device = identityMap[Int(r.device - 1)] + 1 }
@@ -318,6 +306,46 @@ struct PartialAggregate {
             if r.customerUser != 0 { r.customerUser = identityMap[Int(r.customerUser - 1)] + 1 }
             if r.extra >= 0 { r.extra += extraBase }
             return r
+        }
+        group.wait()
+        (eventIDs, extras, answers, answerOptions) = (side.eventIDs, side.extras, side.answers, side.answerOptions)
+    }
+
+    /// A partial's per-event side tables, moved out of it so that one task
+    /// can append another partial's while the event stores merge.
+    private final class SideTables: @unchecked Sendable {
+        var eventIDs: [UInt8]
+        var extras: [EventExtra]
+        var answers: [AnswerRecord]
+        var answerOptions: [AnswerOption]
+
+        init(eventIDs: [UInt8], extras: [EventExtra], answers: [AnswerRecord], answerOptions: [AnswerOption]) {
+            (self.eventIDs, self.extras, self.answers, self.answerOptions) = (eventIDs, extras, answers, answerOptions)
+        }
+
+        /// Appends `other`'s tables: offsets shift past ours, quiz strings map through `quizMap`.
+        func append(_ other: SideTables, quizMap: [UInt32]) {
+            let idBase = eventIDs.count
+            eventIDs += other.eventIDs
+            let answerBase = Int32(answers.count)
+            extras.reserveCapacity(extras.count + other.extras.count)
+            answers.reserveCapacity(answers.count + other.answers.count)
+            answerOptions.reserveCapacity(answerOptions.count + other.answerOptions.count)
+            for extra in other.extras {
+                extras.append(EventExtra(
+                    idOffset: extra.idOffset + idBase, idCount: extra.idCount,
+                    answer: extra.answer >= 0 ? extra.answer + answerBase : -1))
+            }
+            for answer in other.answers {
+                let start = answerOptions.count
+                for option in other.answerOptions[answer.optionsStart..<(answer.optionsStart + answer.optionsCount)] {
+                    answerOptions.append(AnswerOption(
+                        id: quizMap[Int(option.id)], value: quizMap[Int(option.value)], label: quizMap[Int(option.label)]))
+                }
+                answers.append(AnswerRecord(
+                    onboarding: quizMap[Int(answer.onboarding)], element: quizMap[Int(answer.element)],
+                    kind: answer.kind, optionsStart: start, optionsCount: answer.optionsCount))
+            }
         }
     }
 

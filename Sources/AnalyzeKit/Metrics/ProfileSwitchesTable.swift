@@ -28,7 +28,8 @@ enum ProfileSwitchesTable {
             var instant: Instant { Instant(seconds: seconds, nanoseconds: nanoseconds) }
         }
         var timeline: [Step] = []
-        for record in partial.store.records where record.type.isIdentityEvent && record.device != 0 {
+        partial.store.forEachRecord { record in
+            guard record.type.isIdentityEvent && record.device != 0 else { return }
             timeline.append(Step(seconds: record.seconds, nanoseconds: record.nanoseconds, extra: record.extra,
                                  device: record.device, profile: record.profile, type: record.type))
         }

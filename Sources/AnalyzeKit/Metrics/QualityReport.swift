@@ -32,15 +32,17 @@ public struct QualityReport: Equatable, Sendable {
         conflictingDuplicates = store.dropped.reduce(0) { count, copy in
             count + (store.kept(copy.key)!.hasSameContent(as: copy) ? 0 : 1)
         }
-        for record in store.records {
-            if record.type == .unknown {
-                unknownEventTypes += 1
-            } else {
-                eventsByType[Int(record.type.rawValue)] += 1
-            }
-            if firstEvent.map({ record.instant < $0 }) ?? true { firstEvent = record.instant }
-            if lastEvent.map({ record.instant > $0 }) ?? true { lastEvent = record.instant }
+        var byType = [Int](repeating: 0, count: EventType.allCases.count)
+        var first: Instant?, last: Instant?
+        store.forEachRecord { record in
+            byType[Int(record.type.rawValue)] += 1
+            let instant = record.instant
+            if first.map({ instant < $0 }) ?? true { first = instant }
+            if last.map({ instant > $0 }) ?? true { last = instant }
         }
+        unknownEventTypes = byType[Int(EventType.unknown.rawValue)]
+        for type in EventType.known { eventsByType[Int(type.rawValue)] = byType[Int(type.rawValue)] }
+        (firstEvent, lastEvent) = (first, last)
     }
 
     /// The `metric,value` rows in the SPEC's order.

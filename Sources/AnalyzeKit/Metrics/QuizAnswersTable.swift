@@ -62,8 +62,8 @@ enum QuizAnswersTable {
 
     static func rows(from partial: PartialAggregate) -> [QuizAnswerRow] {
         var answers: [Answer] = []
-        for record in partial.store.records where record.extra >= 0 {
-            guard let answer = partial.answer(of: record) else { continue }
+        partial.store.forEachRecord { record in
+            guard record.extra >= 0, let answer = partial.answer(of: record) else { return }
             answers.append(Answer(
                 question: UInt64(answer.onboarding) << 32 | UInt64(answer.element), profile: record.profile,
                 nanoseconds: record.nanoseconds, seconds: record.seconds, extra: record.extra, kind: answer.kind,

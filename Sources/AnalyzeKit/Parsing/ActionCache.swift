@@ -16,7 +16,7 @@ import Musl
 /// the cache holds changes only the speed, never a result; the parser tests
 /// and the parser fuzzer check a cached reading against a fresh one.
 ///
-/// What is remembered: objects of up to ``maxBytes`` bytes whose fields and
+/// What is remembered: objects of 8 to ``maxBytes`` bytes whose fields and
 /// options are spelled without escapes (so they lie in the line itself), with
 /// at most ``maxOptions`` options, read for an accepted onboarding event. A
 /// reading is per event type (the two onboarding types read different keys);
@@ -136,7 +136,14 @@ struct ActionCache {
         let first = Self.set(of: hash) * Self.ways
         for w in first..<(first + Self.ways) where storage.prefixHashes[w] == hash {
             let length = Int(storage.lengths[w])
-            if length != 0 && length <= available && memcmp(storage.bytes + w * Self.maxBytes, object, length) == 0 {
+            guard length != 0 && length <= available else { continue }
+            // Objects that share the first 96 bytes (the options of one
+            // question) mostly differ near their end: compare the last word
+            // before all the bytes.
+            let stored = UnsafeRawPointer(storage.bytes + w * Self.maxBytes)
+            if object.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
+                == stored.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
+                && memcmp(stored, object, length) == 0 {
                 if storage.ways[w].hits < UInt16.max { storage.ways[w].hits += 1 }
                 hits += 1
                 return .hit(way: w, length: length)
@@ -180,7 +187,9 @@ struct ActionCache {
         _ probe: Probe, object: JSONValue, line: UnsafeRawBufferPointer, type: EventType,
         fields: ActionFields, options: [OptionRefs], fingerprint: UInt64
     ) {
-        guard let storage, object.end - object.start <= Self.maxBytes, options.count <= Self.maxOptions else { return }
+        // (At least a word long: a lookup compares the last word first.)
+        let length = object.end - object.start
+        guard let storage, length >= 8, length <= Self.maxBytes, options.count <= Self.maxOptions else { return }
         func span(_ ref: StringRef?) -> Span? {
             guard let ref else { return .absent }
             if ref.count == 0 { return Span(start: 0, count: 0) }
@@ -208,7 +217,6 @@ struct ActionCache {
             way = found
         case .miss(let hash):
             way = Self.replace(in: storage, set: Self.set(of: hash))
-            let length = object.end - object.start
             storage.prefixHashes[way] = hash
             storage.lengths[way] = Int32(length)
             storage.ways[way] = Way()

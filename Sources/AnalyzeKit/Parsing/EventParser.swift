@@ -226,6 +226,11 @@ struct EventParser {
                         guard let next = scanner.scanContainer(at: i, visitor: &actionTape) else { return false }
                         value = JSONValue(start: i, end: next, kind: .object, flag: false)
                     }
+                } else if i < scanner.end && scanner.byte(i) == UInt8(ascii: "\"") {
+                    // Most values are strings: scanned inline, without the
+                    // general value dispatch.
+                    guard let (next, escapes) = scanner.scanString(at: i) else { return false }
+                    value = JSONValue(start: i, end: next, kind: .string, flag: escapes)
                 } else {
                     guard let scanned = scanner.scanValue(at: i) else { return false }
                     value = scanned
