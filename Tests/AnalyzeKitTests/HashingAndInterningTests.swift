@@ -19,6 +19,36 @@ final class HashingAndInterningTests: XCTestCase {
         }
     }
 
+    /// The tail word (the last 1–7 bytes) is read with one overlapping load;
+    /// the hash must equal the plain definition (each 8-byte little-endian word,
+    /// then the rest zero-extended), wherever the bytes sit in memory.
+    func testHashMatchesItsWordByWordDefinition() {
+        func model(_ bytes: [UInt8], seed: UInt64) -> UInt64 {
+            let (p0, p1, p2): (UInt64, UInt64, UInt64) = (0xa076_1d64_78bd_642f, 0xe703_7ed1_a0b4_28db, 0x8ebc_6af0_9c88_c6e3)
+            func mix(_ a: UInt64, _ b: UInt64) -> UInt64 { let m = a.multipliedFullWidth(by: b); return m.high ^ m.low }
+            let n = UInt64(bytes.count)
+            var h = seed ^ mix(n ^ p0, p1)
+            var i = 0
+            while i < bytes.count {
+                let word = bytes[i..<min(i + 8, bytes.count)].enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
+                h = mix(word ^ (i + 8 <= bytes.count ? p1 : p2), h ^ p0)
+                i += 8
+            }
+            return mix(h ^ p2, p1 ^ n)
+        }
+        var rng = SplitMix64(23)
+        for length in 0...41 {
+            let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            for offset in 0..<3 {  // unaligned starts, with other bytes before
+                let padded = [UInt8](repeating: 0xEE, count: offset) + bytes
+                padded.withUnsafeBytes { raw in
+                    let slice = UnsafeRawBufferPointer(rebasing: raw[offset...])
+                    XCTAssertEqual(ByteHash.hash(slice, seed: 7), model(bytes, seed: 7), "length \(length), offset \(offset)")
+                }
+            }
+        }
+    }
+
     /// Ids are dense in first-seen order and exact on bytes (NFC ≠ NFD), whether
     /// the hash is computed inside or handed in (as the batched record path does).
     func testInternerGivesDenseExactIds() {

@@ -50,6 +50,13 @@ enum ByteHash {
             i += 8
         }
         guard i < n else { return }
+        if n >= 8 {
+            // The last word of the buffer, shifted so that only the remaining
+            // bytes stay, in order: the same value as the byte loop below.
+            let remaining = n - i
+            body(base.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) >> UInt64(8 * (8 - remaining)), true)
+            return
+        }
         var word: UInt64 = 0
         var shift: UInt64 = 0
         while i < n {

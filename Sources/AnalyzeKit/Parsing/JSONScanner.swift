@@ -36,7 +36,9 @@ struct JSONScanner {
         var i = i
         while i < end {
             let c = base[i]
-            guard c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 else { break }
+            // Every JSON whitespace byte is at most 0x20: one compare decides
+            // for nearly every byte that ends the run.
+            guard c <= 0x20, c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 else { break }
             i += 1
         }
         return i
