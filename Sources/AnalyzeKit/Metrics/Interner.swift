@@ -35,6 +35,15 @@ struct Interner {
 
     var count: Int { offsets.count }
 
+    /// Frees what only lookups and growth use (slots and hashes) once every
+    /// string is interned; ids and bytes stay readable. (An `intern` after
+    /// this traps.)
+    mutating func releaseIndex() {
+        slots = []
+        hashes = []
+        prefetcher = SlotPrefetcher(slots)
+    }
+
     /// The hash `intern(_:hash:)` expects for `bytes`.
     @inline(__always)
     static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 { ByteHash.hash(bytes, seed: 0x1d) }

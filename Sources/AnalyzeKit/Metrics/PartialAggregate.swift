@@ -57,10 +57,10 @@ struct PartialAggregate {
     /// onboarding ids, element ids, option ids, values and labels.
     private(set) var quizStrings = Interner(capacity: 64)
     /// `event_id` bytes of events whose ordering ties matter.
-    private(set) var eventIDs: [UInt8] = []
-    private(set) var extras: [EventExtra] = []
-    private(set) var answers: [AnswerRecord] = []
-    private(set) var answerOptions: [AnswerOption] = []
+    private(set) var eventIDs = ChainedArray<UInt8>()
+    private(set) var extras = ChainedArray<EventExtra>()
+    private(set) var answers = ChainedArray<AnswerRecord>()
+    private(set) var answerOptions = ChainedArray<AnswerOption>()
 
     private var parser = EventParser()
     /// Accepted events of the current batch, and bytes of their decoded identities.
@@ -164,7 +164,7 @@ struct PartialAggregate {
             for option in parser.options {
                 let id = parser.withBytes(of: option.id) { quizStrings.intern($0) }
                 // An id repeated inside one answer counts once; the first wins.
-                if answerOptions[start...].contains(where: { $0.id == id }) { continue }
+                if (start..<answerOptions.count).contains(where: { answerOptions[$0].id == id }) { continue }
                 answerOptions.append(AnswerOption(
                     id: id,
                     value: parser.withBytes(of: option.value) { quizStrings.intern($0) },
@@ -180,7 +180,7 @@ struct PartialAggregate {
         var extra: Int32 = -1
         if event.type.isIdentityEvent || answer >= 0 {
             let idOffset = eventIDs.count
-            parser.withBytes(of: event.eventID) { eventIDs.append(contentsOf: $0) }
+            parser.withBytes(of: event.eventID) { eventIDs.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
             extra = Int32(extras.count)
             extras.append(EventExtra(idOffset: idOffset, idCount: Int32(eventIDs.count - idOffset), answer: answer))
         }
@@ -290,15 +290,33 @@ struct PartialAggregate {
 
         let identityMap = identities.absorb(other.identities)
         let quizMap = quizStrings.absorb(other.quizStrings)
+        // The other partial's side tables are renumbered in place, then
+        // chained after ours: nothing is copied.
         let extraBase = Int32(extras.count)
-        // The side tables are appended on another thread while the store's
-        // shards merge (they only share the two maps, which are read-only now).
-        let side = SideTables(eventIDs: eventIDs, extras: extras, answers: answers, answerOptions: answerOptions)
-        (eventIDs, extras, answers, answerOptions) = ([], [], [], [])  // `side` holds the only references
-        let otherSide = SideTables(
-            eventIDs: other.eventIDs, extras: other.extras, answers: other.answers, answerOptions: other.answerOptions)
-        let group = DispatchGroup()
-        DispatchQueue.global(qos: .userInitiated).async(group: group) { side.append(otherSide, quizMap: quizMap) }
+        let idBase = eventIDs.count
+        let answerBase = Int32(answers.count)
+        let optionBase = answerOptions.count
+        var otherExtras = other.extras
+        var otherAnswers = other.answers
+        var otherOptions = other.answerOptions
+        let otherIDs = other.eventIDs
+        (other.extras, other.answers, other.answerOptions, other.eventIDs) = (.init(), .init(), .init(), .init())
+        otherExtras.updateEach { extra in
+            extra.idOffset += idBase
+            if extra.answer >= 0 { extra.answer += answerBase }
+        }
+        otherAnswers.updateEach { answer in
+            answer.onboarding = quizMap[Int(answer.onboarding)]
+            answer.element = quizMap[Int(answer.element)]
+            answer.optionsStart += optionBase
+        }
+        otherOptions.updateEach { option in
+            option = AnswerOption(id: quizMap[Int(option.id)], value: quizMap[Int(option.value)], label: quizMap[Int(option.label)])
+        }
+        eventIDs.adopt(otherIDs)
+        extras.adopt(otherExtras)
+        answers.adopt(otherAnswers)
+        answerOptions.adopt(otherOptions)
         store.absorb(otherStore) { record in
             var r = record
             if r.device != 0 { r.device = identityMap[Int(r.device - 1)] + 1 }
@@ -307,46 +325,14 @@ struct PartialAggregate {
             if r.extra >= 0 { r.extra += extraBase }
             return r
         }
-        group.wait()
-        (eventIDs, extras, answers, answerOptions) = (side.eventIDs, side.extras, side.answers, side.answerOptions)
     }
 
-    /// A partial's per-event side tables, moved out of it so that one task
-    /// can append another partial's while the event stores merge.
-    private final class SideTables: @unchecked Sendable {
-        var eventIDs: [UInt8]
-        var extras: [EventExtra]
-        var answers: [AnswerRecord]
-        var answerOptions: [AnswerOption]
-
-        init(eventIDs: [UInt8], extras: [EventExtra], answers: [AnswerRecord], answerOptions: [AnswerOption]) {
-            (self.eventIDs, self.extras, self.answers, self.answerOptions) = (eventIDs, extras, answers, answerOptions)
-        }
-
-        /// Appends `other`'s tables: offsets shift past ours, quiz strings map through `quizMap`.
-        func append(_ other: SideTables, quizMap: [UInt32]) {
-            let idBase = eventIDs.count
-            eventIDs += other.eventIDs
-            let answerBase = Int32(answers.count)
-            extras.reserveCapacity(extras.count + other.extras.count)
-            answers.reserveCapacity(answers.count + other.answers.count)
-            answerOptions.reserveCapacity(answerOptions.count + other.answerOptions.count)
-            for extra in other.extras {
-                extras.append(EventExtra(
-                    idOffset: extra.idOffset + idBase, idCount: extra.idCount,
-                    answer: extra.answer >= 0 ? extra.answer + answerBase : -1))
-            }
-            for answer in other.answers {
-                let start = answerOptions.count
-                for option in other.answerOptions[answer.optionsStart..<(answer.optionsStart + answer.optionsCount)] {
-                    answerOptions.append(AnswerOption(
-                        id: quizMap[Int(option.id)], value: quizMap[Int(option.value)], label: quizMap[Int(option.label)]))
-                }
-                answers.append(AnswerRecord(
-                    onboarding: quizMap[Int(answer.onboarding)], element: quizMap[Int(answer.element)],
-                    kind: answer.kind, optionsStart: start, optionsCount: answer.optionsCount))
-            }
-        }
+    /// Frees the lookup indexes of the store and the interners: after the
+    /// last merge, the metric tables only scan and read by id.
+    mutating func releaseLookupIndexes() {
+        store.releaseIndexes()
+        identities.releaseIndex()
+        quizStrings.releaseIndex()
     }
 
     private static func mergeSamples(_ a: [RejectEntry], _ b: [RejectEntry], limit: Int) -> [RejectEntry] {
@@ -374,10 +360,10 @@ struct PartialAggregate {
         if a.0 != b.0 { return a.0 < b.0 }
         if a.1 != b.1 { return a.1 < b.1 }
         let x = extras[Int(a.2)], y = extras[Int(b.2)]
-        return eventIDs.withUnsafeBytes { raw in
-            let first = UnsafeRawBufferPointer(rebasing: raw[x.idOffset..<(x.idOffset + Int(x.idCount))])
-            let second = UnsafeRawBufferPointer(rebasing: raw[y.idOffset..<(y.idOffset + Int(y.idCount))])
-            return first.lexicographicallyPrecedes(second)
+        return eventIDs.withContiguous(from: x.idOffset, count: Int(x.idCount)) { first in
+            eventIDs.withContiguous(from: y.idOffset, count: Int(y.idCount)) { second in
+                first.lexicographicallyPrecedes(second)
+            }
         }
     }
 

@@ -28,6 +28,9 @@ enum ProfileSwitchesTable {
             var instant: Instant { Instant(seconds: seconds, nanoseconds: nanoseconds) }
         }
         var timeline: [Step] = []
+        // Identity events all have an extra: an upper bound, reserved up front
+        // (pages never written cost no memory; regrowth would copy).
+        timeline.reserveCapacity(partial.extras.count)
         partial.store.forEachRecord { record in
             guard record.type.isIdentityEvent && record.device != 0 else { return }
             timeline.append(Step(seconds: record.seconds, nanoseconds: record.nanoseconds, extra: record.extra,

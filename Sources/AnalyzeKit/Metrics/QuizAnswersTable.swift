@@ -62,6 +62,9 @@ enum QuizAnswersTable {
 
     static func rows(from partial: PartialAggregate) -> [QuizAnswerRow] {
         var answers: [Answer] = []
+        // Room for every answer up front (an upper bound: dropped duplicates
+        // included): no regrowth, which would briefly hold two copies.
+        answers.reserveCapacity(partial.answers.count)
         partial.store.forEachRecord { record in
             guard record.extra >= 0, let answer = partial.answer(of: record) else { return }
             answers.append(Answer(
@@ -88,22 +91,21 @@ enum QuizAnswersTable {
             var respondents = 0
             while runEnd < answers.count && answers[runEnd].question == question {
                 let answer = answers[runEnd]
-                let options = partial.answerOptions[answer.optionsStart..<(answer.optionsStart + answer.optionsCount)]
-                for option in options {
-                    let id = Int(option.id)
-                    if stats[id].selections == 0 { touched.append(option.id) }
-                    stats[id].selections += 1
-                    if stats[id].latest.2 < 0 || partial.orderedBefore(stats[id].latest, key(answer)) {
-                        stats[id].latest = key(answer)
-                        stats[id].latestOption = option
-                    }
-                }
                 // The last answer of each respondent is final.
                 let isFinal = runEnd + 1 == answers.count || answers[runEnd + 1].question != question
                     || answers[runEnd + 1].profile != answer.profile
-                if isFinal {
-                    respondents += 1
-                    for option in options { stats[Int(option.id)].respondents += 1 }
+                if isFinal { respondents += 1 }
+                partial.answerOptions.withContiguous(from: answer.optionsStart, count: answer.optionsCount) { options in
+                    for option in options {
+                        let id = Int(option.id)
+                        if stats[id].selections == 0 { touched.append(option.id) }
+                        stats[id].selections += 1
+                        if stats[id].latest.2 < 0 || partial.orderedBefore(stats[id].latest, key(answer)) {
+                            stats[id].latest = key(answer)
+                            stats[id].latestOption = option
+                        }
+                        if isFinal { stats[id].respondents += 1 }
+                    }
                 }
                 runEnd += 1
             }

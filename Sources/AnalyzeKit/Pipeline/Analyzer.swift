@@ -106,7 +106,7 @@ public struct Analyzer: Sendable {
         var merged = partials.removeFirst()
         while let partial = partials.popLast() { merged.merge(partial) }  // each freed once merged
         return AnalysisResult(
-            merged: merged, files: files, bytesRead: bytesRead, bytesDecoded: bytesDecoded,
+            merged: consume merged, files: files, bytesRead: bytesRead, bytesDecoded: bytesDecoded,
             timeZone: options.timeZone)
     }
 
@@ -131,4 +131,3 @@ private func fileSize(_ path: String) -> Int? {
     guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
     return Int(info.st_size)
 }
-
