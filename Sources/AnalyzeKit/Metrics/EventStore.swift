@@ -125,10 +125,12 @@ struct EventStore {
 /// the first in input order kept, later copies set aside as duplicates.
 ///
 /// Performance: open addressing (linear probing, ≤ 2/3 load) over 8-byte
-/// slots that hold 32 bits of the key beside the record index, so a probe
-/// touches the record only when those bits match — one cache miss per new
-/// event. 12–24 bytes of index per event; records are appended to a
-/// ``RecordList``, which never copies them as it grows.
+/// slots that hold 32 bits of the key (the tag) beside the record index, so a
+/// probe touches the record only when the tags match — one cache miss per new
+/// event. A key's home slot is taken from its tag too, so growing rehashes
+/// the slots alone, without reading a record. 12–24 bytes of index per event;
+/// records are appended to a ``RecordList``, which never copies them as it
+/// grows.
 struct EventShard {
     private(set) var records = RecordList()
     /// Every copy that lost to an earlier one (needed to count conflicts
@@ -141,12 +143,18 @@ struct EventShard {
 
     init() { prefetcher = SlotPrefetcher(slots) }
 
+    /// 32 bits of the key. (The top 4 chose the shard: the home slot uses the
+    /// low bits, see ``home(_:)``.)
     @inline(__always)
     private static func tag(_ key: EventKey) -> UInt64 { key.high >> 32 }
 
+    /// The slot where a key with `tag` starts probing.
+    @inline(__always)
+    private func home(_ tag: UInt64) -> Int { Int(truncatingIfNeeded: tag) & mask }
+
     mutating func insert(_ record: EventRecord) {
         let tag = Self.tag(record.key)
-        var slot = Int(truncatingIfNeeded: record.key.low) & mask
+        var slot = home(tag)
         while true {
             let entry = slots[slot]
             if entry == 0 { break }
@@ -171,7 +179,7 @@ struct EventShard {
 
     @inline(__always)
     func prefetch(_ key: EventKey) {
-        prefetcher.prefetch(slot: Int(truncatingIfNeeded: key.low) & mask)
+        prefetcher.prefetch(slot: home(Self.tag(key)))
     }
 
     /// Inserts every record of `other` (keys and identities already mapped by `remap`).
@@ -192,7 +200,7 @@ struct EventShard {
     func kept(_ key: EventKey) -> EventRecord? {
         precondition(!slots.isEmpty, "the store's index was released")
         let tag = Self.tag(key)
-        var slot = Int(truncatingIfNeeded: key.low) & mask
+        var slot = home(tag)
         while true {
             let entry = slots[slot]
             if entry == 0 { return nil }
@@ -218,13 +226,17 @@ struct EventShard {
     /// Rebuilds the index with `size` slots (a power of two).
     private mutating func grow(to size: Int? = nil) {
         let size = size ?? slots.count * 2
+        let old = slots
         slots = [UInt64](repeating: 0, count: size)
         prefetcher = SlotPrefetcher(slots)
         mask = size - 1
-        for (index, record) in records.enumerated() {
-            var slot = Int(truncatingIfNeeded: record.key.low) & mask
-            while slots[slot] != 0 { slot = (slot + 1) & mask }
-            slots[slot] = Self.tag(record.key) << 32 | UInt64(index + 1)
+        let mask = mask
+        slots.withUnsafeMutableBufferPointer { slots in
+            for entry in old where entry != 0 {
+                var slot = Int(truncatingIfNeeded: entry >> 32) & mask
+                while slots[slot] != 0 { slot = (slot + 1) & mask }
+                slots[slot] = entry
+            }
         }
     }
 }
