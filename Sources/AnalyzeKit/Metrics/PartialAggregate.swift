@@ -1,4 +1,3 @@
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -236,9 +235,13 @@ struct PartialAggregate {
             swap(&pending, &self.pending)
         }
         let count = pending.count
-        // (Written out in the loop, not as local functions: closures capturing
-        // `self` made Swift copy the store's and interner's arrays per call.)
-        for index in 0..<(count + Self.prefetchDistance) {
+        let distance = Self.prefetchDistance
+        // Three stages, `distance` events apart: ask for the index slots; read
+        // the identities' slots (arrived by now) and ask for the strings they
+        // point at; intern and insert. (Written out in the loop, not as local
+        // functions: closures capturing `self` made Swift copy the store's and
+        // interner's arrays per call.)
+        for index in 0..<(count + 2 * distance) {
             if index < count {
                 let ahead = pending[index]
                 store.prefetch(ahead.record.key)
@@ -246,8 +249,14 @@ struct PartialAggregate {
                 if ahead.profile.needsLookup { identities.prefetch(hash: ahead.profile.hash) }
                 if ahead.customerUser.needsLookup { identities.prefetch(hash: ahead.customerUser.hash) }
             }
-            guard index >= Self.prefetchDistance else { continue }
-            let event = pending[index - Self.prefetchDistance]
+            if index >= distance && index - distance < count {
+                let ahead = pending[index - distance]
+                if ahead.device.needsLookup { identities.prefetchEntry(hash: ahead.device.hash) }
+                if ahead.profile.needsLookup { identities.prefetchEntry(hash: ahead.profile.hash) }
+                if ahead.customerUser.needsLookup { identities.prefetchEntry(hash: ahead.customerUser.hash) }
+            }
+            guard index >= 2 * distance else { continue }
+            let event = pending[index - 2 * distance]
             var record = event.record
             record.device = resolve(event.device, recent: recentIdentities.device)
             record.profile = resolve(event.profile, recent: recentIdentities.profile)

@@ -10,7 +10,7 @@
 /// segment grows like an array (small inputs stay small); later ones are
 /// allocated whole, 16 384 records (1 MiB, so they come from `mmap` and go
 /// back to the system when freed).
-struct RecordList: Sequence {
+struct RecordList {
     static let segmentShift = 14
     static let segmentCapacity = 1 << segmentShift
     private static let indexMask = segmentCapacity - 1
@@ -33,15 +33,11 @@ struct RecordList: Sequence {
         count += 1
     }
 
-    func makeIterator() -> FlattenSequence<[[EventRecord]]>.Iterator {
-        segments.joined().makeIterator()
-    }
-
     /// Calls `body` with each segment's records, in order.
     ///
-    /// Performance: a loop over the buffers runs at memory speed; iterating
-    /// the list as a `Sequence` goes through a nested flattening iterator and
-    /// costs tens of nanoseconds per record.
+    /// Performance: a loop over the buffers runs at memory speed. (The list was
+    /// once a `Sequence` over its joined segments; that nested flattening
+    /// iterator cost tens of nanoseconds per record.)
     func forEachSegment(_ body: (UnsafeBufferPointer<EventRecord>) -> Void) {
         for segment in segments { segment.withUnsafeBufferPointer(body) }
     }
