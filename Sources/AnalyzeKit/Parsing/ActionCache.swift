@@ -95,27 +95,29 @@ struct ActionCache {
         let options: UnsafeMutablePointer<OptionSpans>
         let replacements: UnsafeMutablePointer<UInt16>
 
+        /// Zeroed memory from `calloc`, untouched until used: all zero bits is an
+        /// empty way (length 0, no hits, no reading), so nothing is written up
+        /// front — a parser that meets few actions touches few pages.
         init() {
             let wayCount = ActionCache.setCount * ActionCache.ways
-            prefixHashes = .allocate(capacity: wayCount)
-            prefixHashes.initialize(repeating: 0, count: wayCount)
-            lengths = .allocate(capacity: wayCount)
-            lengths.initialize(repeating: 0, count: wayCount)
-            ways = .allocate(capacity: wayCount)
-            ways.initialize(repeating: Way(), count: wayCount)
-            bytes = .allocate(capacity: wayCount * ActionCache.maxBytes)
-            options = .allocate(capacity: wayCount * ActionCache.maxOptions)
-            replacements = .allocate(capacity: ActionCache.setCount)
-            replacements.initialize(repeating: 0, count: ActionCache.setCount)
+            func zeroed<T>(_ count: Int, _: T.Type) -> UnsafeMutablePointer<T> {
+                calloc(count, MemoryLayout<T>.stride)!.bindMemory(to: T.self, capacity: count)
+            }
+            prefixHashes = zeroed(wayCount, UInt64.self)
+            lengths = zeroed(wayCount, Int32.self)
+            ways = zeroed(wayCount, Way.self)
+            bytes = zeroed(wayCount * ActionCache.maxBytes, UInt8.self)
+            options = zeroed(wayCount * ActionCache.maxOptions, OptionSpans.self)
+            replacements = zeroed(ActionCache.setCount, UInt16.self)
         }
 
         deinit {  // every element type is trivial: nothing to deinitialize
-            prefixHashes.deallocate()
-            lengths.deallocate()
-            ways.deallocate()
-            bytes.deallocate()
-            options.deallocate()
-            replacements.deallocate()
+            free(prefixHashes)
+            free(lengths)
+            free(ways)
+            free(bytes)
+            free(options)
+            free(replacements)
         }
     }
 
