@@ -30,8 +30,8 @@ import Musl
 /// halve every 64 replacements, so old favourites age out. On the benchmark
 /// exports 83 % of actions are found (1 M and 5 M events), and a found one
 /// costs about 600 instructions (lookup and copying the reading) against
-/// about 4 000 to validate and read it. About 1.6 MiB per parser, allocated
-/// at the first lookup.
+/// about 4 000 to validate and read it. About 1.6 MiB per parser, reserved
+/// (zeroed by `calloc`) at the first lookup and touched only as it fills.
 ///
 /// Not thread-safe: one parser (one worker) owns it.
 struct ActionCache {
