@@ -18,8 +18,6 @@ struct ChainedArray<Element> {
 
     init() {}
 
-    var isEmpty: Bool { count == 0 }
-
     mutating func append(_ element: Element) {
         segments[segments.count - 1].append(element)
         count += 1

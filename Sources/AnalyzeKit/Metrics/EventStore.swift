@@ -175,8 +175,6 @@ struct EventShard {
         if records.count * 3 > slots.count * 2 { grow() }
     }
 
-    mutating func appendDropped(_ record: EventRecord) { dropped.append(record) }
-
     @inline(__always)
     func prefetch(_ key: EventKey) {
         prefetcher.prefetch(slot: home(Self.tag(key)))

@@ -149,13 +149,7 @@ extension EventParser {
             else if key.equals(k3) { found.3 = member }
         }
         for member in actionTape.children(of: object) {
-            let key = actionTape.entries[member].keySpan
-            if key.hasEscapes {
-                scanner.decodeString(key, into: &scratchForKeys)
-                scratchForKeys.withUnsafeBytes { match($0, member) }
-            } else {
-                match(scanner.rawContent(key), member)
-            }
+            actionTape.withKey(of: member, in: scanner, scratch: &scratchForKeys) { match($0, member) }
         }
         return found
     }

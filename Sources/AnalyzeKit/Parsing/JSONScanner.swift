@@ -424,7 +424,6 @@ struct ContainerStack {
     }
 }
 
-
 /// Receives the structure of a container while ``JSONScanner/scanContainer(at:visitor:)``
 /// validates it: every member key, scalar, and container opening and closing,
 /// in document order.
