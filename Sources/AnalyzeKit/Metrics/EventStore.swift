@@ -30,6 +30,13 @@ struct EventRecord {
 
     var instant: Instant { Instant(seconds: seconds, nanoseconds: nanoseconds) }
 
+    /// The position of a record that a merge found to be a later copy of a
+    /// kept one: it stays where it is (records are never moved) and every
+    /// scan skips it.
+    static let removedPosition = UInt64.max
+
+    var isRemoved: Bool { position == Self.removedPosition }
+
     /// Whether a dropped duplicate differs from the kept one in anything the
     /// metrics read (SPEC §2, conflicting duplicates).
     func hasSameContent(as other: EventRecord) -> Bool {
@@ -79,7 +86,7 @@ struct EventStore {
     func kept(_ key: EventKey) -> EventRecord? { shards[Self.shard(key)].kept(key) }
 
     /// Kept events.
-    var count: Int { shards.reduce(0) { $0 + $1.records.count } }
+    var count: Int { shards.reduce(0) { $0 + $1.count } }
 
     /// Calls `body` with every kept record, shard by shard, at memory speed
     /// (see ``RecordList/forEachSegment(_:)``).
@@ -87,7 +94,7 @@ struct EventStore {
     func forEachRecord(_ body: (borrowing EventRecord) -> Void) {
         for shard in shards {
             shard.records.forEachSegment { segment in
-                for index in segment.indices { body(segment[index]) }
+                for index in segment.indices where !segment[index].isRemoved { body(segment[index]) }
             }
         }
     }
@@ -104,8 +111,9 @@ struct EventStore {
         shards.lazy.map(\.dropped).joined()
     }
 
-    /// Moves every record of `other` in, mapping each through `remap`; the
-    /// shards run concurrently and `other`'s shards are freed one by one.
+    /// Takes every record of `other` in, mapping each through `remap`; the
+    /// shards run concurrently, and records are not copied (see
+    /// ``EventShard/absorb(_:_:)``).
     mutating func absorb(_ other: consuming EventStore, _ remap: @escaping @Sendable (EventRecord) -> EventRecord) {
         var source = other
         shards.withUnsafeMutableBufferPointer { target in
@@ -113,8 +121,11 @@ struct EventStore {
                 nonisolated(unsafe) let target = target
                 nonisolated(unsafe) let from = from
                 DispatchQueue.concurrentPerform(iterations: Self.shardCount) { i in
-                    target[i].absorb(from[i], remap)
-                    from[i] = EventShard()
+                    // Taken out first, so its segments are uniquely owned and
+                    // are mapped in place, not copied.
+                    var shard = EventShard()
+                    swap(&shard, &from[i])
+                    target[i].absorb(consume shard, remap)
                 }
             }
         }
@@ -130,13 +141,16 @@ struct EventStore {
 /// event. A key's home slot is taken from its tag too, so growing rehashes
 /// the slots alone, without reading a record. 12–24 bytes of index per event;
 /// records are appended to a ``RecordList``, which never copies them as it
-/// grows.
+/// grows or merges.
 struct EventShard {
+    /// Kept records, and (after a merge) removed ones that every scan skips.
     private(set) var records = RecordList()
+    /// Kept records.
+    private(set) var count = 0
     /// Every copy that lost to an earlier one (needed to count conflicts
     /// against whichever copy is finally kept).
     private(set) var dropped: [EventRecord] = []
-    /// `tag << 32 | (index + 1)`; 0 is empty.
+    /// `tag << 32 | (record handle + 1)`; 0 is empty.
     private var slots = [UInt64](repeating: 0, count: 1 << 8)
     private var mask = (1 << 8) - 1
     private var prefetcher: SlotPrefetcher
@@ -158,21 +172,28 @@ struct EventShard {
         while true {
             let entry = slots[slot]
             if entry == 0 { break }
-            let index = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
-            if entry >> 32 == tag && records[index].key == record.key {
-                if record.position < records[index].position {
-                    dropped.append(records[index])
-                    records[index] = record
-                } else {
-                    dropped.append(record)
-                }
+            let handle = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
+            if entry >> 32 == tag && records[handle].key == record.key {
+                keepEarlier(record, at: handle)
                 return
             }
             slot = (slot + 1) & mask
         }
-        slots[slot] = tag << 32 | UInt64(records.count + 1)
-        records.append(record)
-        if records.count * 3 > slots.count * 2 { grow() }
+        slots[slot] = tag << 32 | UInt64(records.append(record) + 1)
+        count += 1
+        if count * 3 > slots.count * 2 { grow() }
+    }
+
+    /// Settles a copy of the record at `handle`: the one earlier in input
+    /// order is kept there, the other goes to `dropped`.
+    @inline(__always)
+    private mutating func keepEarlier(_ copy: EventRecord, at handle: RecordList.Handle) {
+        if copy.position < records[handle].position {
+            dropped.append(records[handle])
+            records[handle] = copy
+        } else {
+            dropped.append(copy)
+        }
     }
 
     @inline(__always)
@@ -180,18 +201,34 @@ struct EventShard {
         prefetcher.prefetch(slot: home(Self.tag(key)))
     }
 
-    /// Inserts every record of `other` (keys and identities already mapped by `remap`).
-    mutating func absorb(_ other: EventShard, _ remap: (EventRecord) -> EventRecord) {
-        reserveCapacity(records.count + other.records.count)
-        // Each insert probes a random slot: ask for the slot of a record a few
-        // places ahead while this one is inserted.
-        let count = other.records.count
-        for index in 0..<count {
-            if index + 8 < count { prefetch(other.records[index + 8].key) }
-            insert(remap(other.records[index]))
+    /// Takes in every record of `other`, each mapped through `remap` (which
+    /// renumbers identities and side-table entries).
+    ///
+    /// Performance: no record is copied. `other`'s segments are mapped in
+    /// place and chained after this shard's; then each of its records is
+    /// looked up here. A new key gets an index slot pointing at the record
+    /// where it lies; a key already kept here keeps the earlier copy in the
+    /// slot's record, and the adopted record is marked removed.
+    mutating func absorb(_ other: consuming EventShard, _ remap: (EventRecord) -> EventRecord) {
+        var other = other
+        reserveCapacity(count + other.count)
+        var incoming = other.records
+        let incomingDropped = other.dropped
+        other = EventShard()
+        incoming.updateEach { record in
+            if !record.isRemoved { record = remap(record) }
         }
-        dropped.reserveCapacity(dropped.count + other.dropped.count)
-        for record in other.dropped { dropped.append(remap(record)) }
+        let first = records.adopt(incoming)
+        // Each lookup probes a random slot: ask for the slot of a record a few
+        // places ahead while this one is placed.
+        for range in records.handleRanges(fromSegment: first) {
+            for handle in range {
+                if handle + 8 < range.upperBound { prefetch(records[handle + 8].key) }
+                if !records[handle].isRemoved { place(handle) }
+            }
+        }
+        dropped.reserveCapacity(dropped.count + incomingDropped.count)
+        for record in incomingDropped { dropped.append(remap(record)) }
     }
 
     /// The kept record for `key`.
@@ -202,10 +239,31 @@ struct EventShard {
         while true {
             let entry = slots[slot]
             if entry == 0 { return nil }
-            let index = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
-            if entry >> 32 == tag && records[index].key == key { return records[index] }
+            let handle = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
+            if entry >> 32 == tag && records[handle].key == key { return records[handle] }
             slot = (slot + 1) & mask
         }
+    }
+
+    /// Indexes the adopted record at `handle`, or settles it against the
+    /// copy kept here (it is then marked removed).
+    private mutating func place(_ handle: RecordList.Handle) {
+        let record = records[handle]
+        let tag = Self.tag(record.key)
+        var slot = home(tag)
+        while true {
+            let entry = slots[slot]
+            if entry == 0 { break }
+            let kept = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
+            if entry >> 32 == tag && records[kept].key == record.key {
+                keepEarlier(record, at: kept)
+                records[handle].position = EventRecord.removedPosition
+                return
+            }
+            slot = (slot + 1) & mask
+        }
+        slots[slot] = tag << 32 | UInt64(handle + 1)
+        count += 1
     }
 
     /// See ``EventStore/releaseIndexes()``.

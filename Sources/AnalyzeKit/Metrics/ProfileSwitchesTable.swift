@@ -11,10 +11,12 @@ struct ProfileSwitchRow: Equatable, Sendable {
 /// Each device's `sdk_activate` / `identify` / `logout` events are put in
 /// ordering-key order (instant, then `event_id` bytes); an event whose profile
 /// differs from the device's previous such event is a switch, triggered by
-/// the event's type. Sorting all identity events by (device, ordering key) once
-/// gives every device's timeline.
+/// the event's type. Grouping all identity events by device (a radix sort)
+/// and ordering each device's few events by ordering key gives every device's
+/// timeline.
 ///
-/// Memory: 24 bytes per identity event during the sort.
+/// Memory: 48 bytes per identity event during the grouping (the events and
+/// their grouped copy, 24 bytes each).
 enum ProfileSwitchesTable {
     static func rows(from partial: PartialAggregate, days: DayResolver) -> [ProfileSwitchRow] {
         /// What the timeline needs of an identity event (24 bytes).
@@ -36,23 +38,34 @@ enum ProfileSwitchesTable {
             timeline.append(Step(seconds: record.seconds, nanoseconds: record.nanoseconds, extra: record.extra,
                                  device: record.device, profile: record.profile, type: record.type))
         }
-        timeline.sort { x, y in
-            if x.device != y.device { return x.device < y.device }
-            return partial.orderedBefore((x.seconds, x.nanoseconds, x.extra), (y.seconds, y.nanoseconds, y.extra))
+        // Each device's events together (a radix sort by device id), then
+        // each device's few events by ordering key.
+        CountingSort.sort(&timeline) { UInt64($0.device) }
+        CountingSort.sortRuns(&timeline, sameGroup: { $0.device == $1.device }) { x, y in
+            partial.orderedBefore((x.seconds, x.nanoseconds, x.extra), (y.seconds, y.nanoseconds, y.extra))
         }
         struct Bucket: Hashable { var day: Int64; var trigger: EventType }
-        var switches: [Bucket: Int] = [:]
-        var devices: [Bucket: Set<UInt32>] = [:]
+        /// Switches in a bucket, distinct devices, and the last device counted
+        /// (devices come one after another, so a device is new to a bucket
+        /// when it is not the last one counted there).
+        struct Tally { var switches = 0; var devices = 0; var lastDevice: UInt32 = 0 }
+        var tallies: [Bucket: Tally] = [:]
+        func count(_ device: UInt32, in tally: inout Tally) {
+            tally.switches += 1
+            if tally.lastDevice != device {
+                tally.devices += 1
+                tally.lastDevice = device
+            }
+        }
         var previous: Step?
         for record in timeline {
             defer { previous = record }
             guard let previous, previous.device == record.device, previous.profile != record.profile else { continue }
             let bucket = Bucket(day: days.day(of: record.instant), trigger: record.type)
-            switches[bucket, default: 0] += 1
-            devices[bucket, default: []].insert(record.device)
+            count(record.device, in: &tallies[bucket, default: Tally()])
         }
-        return switches.map { bucket, count in
-            ProfileSwitchRow(day: bucket.day, trigger: bucket.trigger, switches: count, devices: devices[bucket]!.count)
+        return tallies.map { bucket, tally in
+            ProfileSwitchRow(day: bucket.day, trigger: bucket.trigger, switches: tally.switches, devices: tally.devices)
         }.sorted { a, b in
             if a.day != b.day { return a.day < b.day }
             return a.trigger.name.utf8.lexicographicallyPrecedes(b.trigger.name.utf8)

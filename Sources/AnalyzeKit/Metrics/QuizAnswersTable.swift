@@ -27,12 +27,13 @@ struct QuizAnswerRow: Equatable, Sendable {
 /// per (question, option) the selections count every event choosing it and
 /// the latest such event supplies value and label.
 ///
-/// Performance: the answers are sorted once by (question, profile, ordering
-/// key), so each respondent's answers are adjacent (the last is final) and
-/// each question's answers form one run, in which options are tallied in a
-/// dense table indexed by quiz-string id (no hashing per option). Memory:
-/// 48 bytes per answer event during the sort, 40 bytes per distinct quiz
-/// string for the tally.
+/// Performance: the answers are grouped by (question, profile) with a radix
+/// sort, then each respondent's few answers are sorted by ordering key, so
+/// each respondent's answers are adjacent (the last is final) and each
+/// question's answers form one run, in which options are tallied in a dense
+/// table indexed by quiz-string id (no hashing per option). Memory: 48 bytes
+/// per answer event, twice while regrouping, plus 40 bytes per event for the
+/// sort's keys; 40 bytes per distinct quiz string for the tally.
 enum QuizAnswersTable {
     /// What the table needs of one answer event (48 bytes), gathered in one
     /// pass so that later steps never look the answer up again.
@@ -66,17 +67,28 @@ enum QuizAnswersTable {
         // included): no regrowth, which would briefly hold two copies.
         answers.reserveCapacity(partial.answers.count)
         partial.store.forEachRecord { record in
-            guard record.extra >= 0, let answer = partial.answer(of: record) else { return }
+            // Only this type has answers: identity events' extras are not looked up.
+            guard record.type == .onboardingStateUpdated, record.extra >= 0,
+                  let answer = partial.answer(of: record) else { return }
             answers.append(Answer(
                 question: UInt64(answer.onboarding) << 32 | UInt64(answer.element), profile: record.profile,
                 nanoseconds: record.nanoseconds, seconds: record.seconds, extra: record.extra, kind: answer.kind,
                 optionsStart: answer.optionsStart, optionsCount: answer.optionsCount))
         }
         func key(_ a: Answer) -> (Int64, UInt32, Int32) { (a.seconds, a.nanoseconds, a.extra) }
-        answers.sort { a, b in
-            if a.question != b.question { return a.question < b.question }
-            if a.profile != b.profile { return a.profile < b.profile }
-            return partial.orderedBefore(key(a), key(b))
+        // Grouped by (question, profile): questions numbered as first met
+        // (the rows are sorted at the end, so the order of groups is free),
+        // then a radix sort on question number × profiles + profile; then each
+        // respondent's few answers to a question by ordering key.
+        var questionNumbers: [UInt64: UInt64] = [:]
+        let profiles = UInt64(partial.identities.count + 1)
+        CountingSort.sort(&answers) { answer in
+            let number = questionNumbers[answer.question] ?? UInt64(questionNumbers.count)
+            questionNumbers[answer.question] = number
+            return number * profiles + UInt64(answer.profile)
+        }
+        CountingSort.sortRuns(&answers, sameGroup: { $0.question == $1.question && $0.profile == $1.profile }) {
+            partial.orderedBefore(key($0), key($1))
         }
 
         let strings = partial.quizStrings
