@@ -75,12 +75,12 @@ final class EventStoreTests: XCTestCase {
 
 /// The radix ordering and run sorting used by the metric tables, against the
 /// standard library's sort.
-final class CountingSortTests: XCTestCase {
+final class RadixSortTests: XCTestCase {
     func testOrderIsAStableSortOfTheKeys() {
         var rng = SplitMix64(11)
         for (count, bits) in [(0, 8), (1, 8), (2, 0), (500, 3), (5_000, 22), (3_000, 40), (2_000, 64)] {
             let keys: [UInt64] = (0..<count).map { _ in bits == 0 ? 0 : (bits == 64 ? rng.next() : rng.next() % (1 << UInt64(bits))) }
-            let order = CountingSort.order(of: keys)
+            let order = RadixSort.order(of: keys)
             let expected = keys.indices.sorted { keys[$0] != keys[$1] ? keys[$0] < keys[$1] : $0 < $1 }
             XCTAssertEqual(order.map(Int.init), expected, "\(count) keys of \(bits) bits")
         }
@@ -92,7 +92,7 @@ final class CountingSortTests: XCTestCase {
         for group in 0..<200 {
             for _ in 0..<Int(rng.next() % 6) { values.append((group, Int(rng.next() % 50))) }
         }
-        CountingSort.sortRuns(&values, sameGroup: { $0.group == $1.group }) { $0.value < $1.value }
+        RadixSort.sortRuns(&values, sameGroup: { $0.group == $1.group }) { $0.value < $1.value }
         let expected = values.sorted { $0.group != $1.group ? $0.group < $1.group : $0.value < $1.value }
         XCTAssertEqual(values.map(\.group), expected.map(\.group))
         XCTAssertEqual(values.map(\.value), expected.map(\.value))

@@ -1,3 +1,5 @@
+import CSupport
+
 /// An append-only array that can take in another one without copying it:
 /// ``adopt(_:)`` chains the other's storage after its own, and indices into
 /// the other shift by this array's count.
@@ -67,6 +69,13 @@ struct ChainedArray<Element> {
     subscript(index: Int) -> Element {
         let s = segment(of: index)
         return segments[s][index - starts[s]]
+    }
+
+    /// Starts loading the element at `index` into the cache.
+    @inline(__always)
+    func prefetch(_ index: Int) {
+        let s = segment(of: index)
+        segments[s].withUnsafeBufferPointer { analyze_prefetch($0.baseAddress! + (index - starts[s])) }
     }
 
     /// Calls `body` with the `count` elements from `start`, which must have

@@ -99,6 +99,13 @@ struct EventStore {
         }
     }
 
+    /// Calls `body` with each record segment, shard by shard; segments hold
+    /// removed records too (``EventRecord/isRemoved``). For scans that look
+    /// ahead.
+    func forEachSegment(_ body: (UnsafeBufferPointer<EventRecord>) -> Void) {
+        for shard in shards { shard.records.forEachSegment(body) }
+    }
+
     /// Frees the shards' key indexes once no lookup or insert will come: the
     /// metric tables only scan records. (An insert or ``kept(_:)`` after this
     /// traps.) 12–24 bytes per event that the tables' own memory can reuse.

@@ -1,3 +1,5 @@
+import CSupport
+
 /// One row of `installs.csv`: installs first seen on `day` under each mode.
 struct InstallsRow: Equatable, Sendable {
     var day: Int64
@@ -20,15 +22,31 @@ enum InstallsTable {
         // the day of the earliest instant.
         var firstSecond = [Int64](repeating: .max, count: 3 * count)
         firstSecond.withUnsafeMutableBufferPointer { first in
+            guard let base = first.baseAddress else { return }  // no identities
             @inline(__always) func see(_ mode: Int, _ identity: UInt32, _ seconds: Int64) {
                 guard identity != 0 else { return }
                 let index = mode * count + Int(identity - 1)
-                if seconds < first[index] { first[index] = seconds }
+                if seconds < base[index] { base[index] = seconds }
             }
-            partial.store.forEachRecord { record in
-                see(0, record.device, record.seconds)
-                see(1, record.customerUser, record.seconds)
-                see(2, record.profile, record.seconds)
+            @inline(__always) func prefetch(_ mode: Int, _ identity: UInt32) {
+                if identity != 0 { analyze_prefetch(base + mode * count + Int(identity - 1)) }
+            }
+            partial.store.forEachSegment { segment in
+                for index in segment.indices {
+                    // Identities do not follow record order, so each slot is a
+                    // cache miss: ask for a record's slots a few places ahead.
+                    if index + 8 < segment.count {
+                        let ahead = segment[index + 8]
+                        prefetch(0, ahead.device)
+                        prefetch(1, ahead.customerUser)
+                        prefetch(2, ahead.profile)
+                    }
+                    let record = segment[index]
+                    guard !record.isRemoved else { continue }
+                    see(0, record.device, record.seconds)
+                    see(1, record.customerUser, record.seconds)
+                    see(2, record.profile, record.seconds)
+                }
             }
         }
         var perDay: [Int64: InstallsRow] = [:]

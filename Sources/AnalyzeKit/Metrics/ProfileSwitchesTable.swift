@@ -40,8 +40,8 @@ enum ProfileSwitchesTable {
         }
         // Each device's events together (a radix sort by device id), then
         // each device's few events by ordering key.
-        CountingSort.sort(&timeline) { UInt64($0.device) }
-        CountingSort.sortRuns(&timeline, sameGroup: { $0.device == $1.device }) { x, y in
+        RadixSort.sort(&timeline) { UInt64($0.device) }
+        RadixSort.sortRuns(&timeline, sameGroup: { $0.device == $1.device }) { x, y in
             partial.orderedBefore((x.seconds, x.nanoseconds, x.extra), (y.seconds, y.nanoseconds, y.extra))
         }
         struct Bucket: Hashable { var day: Int64; var trigger: EventType }

@@ -66,14 +66,29 @@ enum QuizAnswersTable {
         // Room for every answer up front (an upper bound: dropped duplicates
         // included): no regrowth, which would briefly hold two copies.
         answers.reserveCapacity(partial.answers.count)
-        partial.store.forEachRecord { record in
+        // An answer is two dependent random reads (the record's extra, then
+        // its answer): a record's extra is asked for 16 records ahead and its
+        // answer 8 ahead, so both have arrived when the record is read.
+        @inline(__always) func hasAnswer(_ record: EventRecord) -> Bool {
             // Only this type has answers: identity events' extras are not looked up.
-            guard record.type == .onboardingStateUpdated, record.extra >= 0,
-                  let answer = partial.answer(of: record) else { return }
-            answers.append(Answer(
-                question: UInt64(answer.onboarding) << 32 | UInt64(answer.element), profile: record.profile,
-                nanoseconds: record.nanoseconds, seconds: record.seconds, extra: record.extra, kind: answer.kind,
-                optionsStart: answer.optionsStart, optionsCount: answer.optionsCount))
+            record.type == .onboardingStateUpdated && record.extra >= 0 && !record.isRemoved
+        }
+        partial.store.forEachSegment { segment in
+            for index in segment.indices {
+                if index + 16 < segment.count, hasAnswer(segment[index + 16]) {
+                    partial.extras.prefetch(Int(segment[index + 16].extra))
+                }
+                if index + 8 < segment.count, hasAnswer(segment[index + 8]) {
+                    let answer = partial.extras[Int(segment[index + 8].extra)].answer
+                    if answer >= 0 { partial.answers.prefetch(Int(answer)) }
+                }
+                let record = segment[index]
+                guard hasAnswer(record), let answer = partial.answer(of: record) else { continue }
+                answers.append(Answer(
+                    question: UInt64(answer.onboarding) << 32 | UInt64(answer.element), profile: record.profile,
+                    nanoseconds: record.nanoseconds, seconds: record.seconds, extra: record.extra, kind: answer.kind,
+                    optionsStart: answer.optionsStart, optionsCount: answer.optionsCount))
+            }
         }
         func key(_ a: Answer) -> (Int64, UInt32, Int32) { (a.seconds, a.nanoseconds, a.extra) }
         // Grouped by (question, profile): questions numbered as first met
@@ -82,12 +97,12 @@ enum QuizAnswersTable {
         // respondent's few answers to a question by ordering key.
         var questionNumbers: [UInt64: UInt64] = [:]
         let profiles = UInt64(partial.identities.count + 1)
-        CountingSort.sort(&answers) { answer in
+        RadixSort.sort(&answers) { answer in
             let number = questionNumbers[answer.question] ?? UInt64(questionNumbers.count)
             questionNumbers[answer.question] = number
             return number * profiles + UInt64(answer.profile)
         }
-        CountingSort.sortRuns(&answers, sameGroup: { $0.question == $1.question && $0.profile == $1.profile }) {
+        RadixSort.sortRuns(&answers, sameGroup: { $0.question == $1.question && $0.profile == $1.profile }) {
             partial.orderedBefore(key($0), key($1))
         }
 

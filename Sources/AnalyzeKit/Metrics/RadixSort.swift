@@ -5,7 +5,7 @@
 /// events pays log₂ n closure calls per event (about 20 at a million); a
 /// radix sort of the keys places each event with a couple of sequential
 /// passes, and the groups left to order by time are a handful of events each.
-enum CountingSort {
+enum RadixSort {
     private static let digitBits = 11
     private static let digitMask = (1 << digitBits) - 1
 
