@@ -56,15 +56,17 @@ struct PartialAggregate {
     /// onboarding ids, element ids, option ids, values and labels.
     private(set) var quizStrings = Interner(capacity: 64)
     /// `event_id` bytes of events whose ordering ties matter.
-    private(set) var eventIDs = ChainedArray<UInt8>()
-    private(set) var extras = ChainedArray<EventExtra>()
-    private(set) var answers = ChainedArray<AnswerRecord>()
-    private(set) var answerOptions = ChainedArray<AnswerOption>()
+    private(set) var eventIDs = SegmentedArray<UInt8>()
+    private(set) var extras = SegmentedArray<EventExtra>()
+    private(set) var answers = SegmentedArray<AnswerRecord>()
+    private(set) var answerOptions = SegmentedArray<AnswerOption>()
 
     private var parser = EventParser()
     /// Accepted events of the current batch, and bytes of their decoded identities.
     private var pending: [PendingEvent] = []
     private var pendingBytes: [UInt8] = []
+    /// The options of the answer being recorded (reused).
+    private var answerScratch: [AnswerOption] = []
     /// The id (plus one) of each role's most recent identity, in line order.
     private var recentIdentities: (device: UInt32, profile: UInt32, customerUser: UInt32) = (0, 0, 0)
     /// The bytes of each role's most recent identity, while they are in the
@@ -158,30 +160,32 @@ struct PartialAggregate {
         let key = parser.withBytes(of: event.eventID) { EventKey($0) }
         var answer: Int32 = -1
         if event.answerKind != .none, let onboarding = event.onboardingID, let element = event.elementID {
-            answer = Int32(answers.count)
-            let start = answerOptions.count
+            // Gathered first, then stored as one run (an answer's options are
+            // read back contiguously).
+            answerScratch.removeAll(keepingCapacity: true)
             for option in parser.options {
                 let id = parser.withBytes(of: option.id) { quizStrings.intern($0) }
                 // An id repeated inside one answer counts once; the first wins.
-                if (start..<answerOptions.count).contains(where: { answerOptions[$0].id == id }) { continue }
-                answerOptions.append(AnswerOption(
+                if answerScratch.contains(where: { $0.id == id }) { continue }
+                answerScratch.append(AnswerOption(
                     id: id,
                     value: parser.withBytes(of: option.value) { quizStrings.intern($0) },
                     label: parser.withBytes(of: option.label) { quizStrings.intern($0) }))
             }
-            answers.append(AnswerRecord(
+            let start = answerScratch.withUnsafeBufferPointer { answerOptions.append(contentsOf: $0) }
+            answer = Int32(answers.append(AnswerRecord(
                 onboarding: parser.withBytes(of: onboarding) { quizStrings.intern($0) },
                 element: parser.withBytes(of: element) { quizStrings.intern($0) },
                 kind: event.answerKind,
                 optionsStart: start,
-                optionsCount: answerOptions.count - start))
+                optionsCount: answerScratch.count)))
         }
         var extra: Int32 = -1
         if event.type.isIdentityEvent || answer >= 0 {
-            let idOffset = eventIDs.count
-            parser.withBytes(of: event.eventID) { eventIDs.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
-            extra = Int32(extras.count)
-            extras.append(EventExtra(idOffset: idOffset, idCount: Int32(eventIDs.count - idOffset), answer: answer))
+            let (idOffset, idCount) = parser.withBytes(of: event.eventID) { bytes in
+                (eventIDs.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self)), bytes.count)
+            }
+            extra = Int32(extras.append(EventExtra(idOffset: idOffset, idCount: Int32(idCount), answer: answer)))
         }
         func identity(_ ref: StringRef?, last: inout UnsafeRawBufferPointer?) -> PendingIdentity {
             guard let ref else { return .none }
@@ -301,10 +305,10 @@ struct PartialAggregate {
         let quizMap = quizStrings.absorb(other.quizStrings)
         // The other partial's side tables are renumbered in place, then
         // chained after ours: nothing is copied.
-        let extraBase = Int32(extras.count)
-        let idBase = eventIDs.count
-        let answerBase = Int32(answers.count)
-        let optionBase = answerOptions.count
+        let extraBase = Int32(extras.adoptionBase)
+        let idBase = eventIDs.adoptionBase
+        let answerBase = Int32(answers.adoptionBase)
+        let optionBase = answerOptions.adoptionBase
         var otherExtras = other.extras
         var otherAnswers = other.answers
         var otherOptions = other.answerOptions

@@ -1,0 +1,79 @@
+@testable import AnalyzeKit
+import EventGenerator
+import XCTest
+
+/// SegmentedArray against plain arrays: single appends and runs (runs that
+/// fill a segment up, cross its end, or are longer than a segment), adoptions
+/// in a random tree, element access, contiguous runs and in-place updates.
+final class SegmentedArrayTests: XCTestCase {
+    /// What a test array should hold: its elements by handle, and its runs.
+    private struct Model {
+        var elements: [(handle: Int, value: Int)] = []
+        var runs: [(handle: Int, values: [Int])] = []
+
+        func shifted(by base: Int) -> Model {
+            Model(elements: elements.map { ($0.handle + base, $0.value) },
+                  runs: runs.map { ($0.handle + base, $0.values) })
+        }
+    }
+
+    func testMatchesPlainArraysThroughAppendsAndAdoptions() {
+        var rng = SplitMix64(41)
+        for round in 0..<12 {
+            var arrays: [(array: SegmentedArray<Int>, model: Model)] = []
+            for _ in 0..<Int(rng.next() % 5 + 1) {
+                var array = SegmentedArray<Int>(), model = Model()
+                // 8-byte elements: 131 072 per segment.
+                let segment = 1 << array.shift
+                XCTAssertEqual(segment, 131_072)
+                for _ in 0..<Int(rng.next() % 6) {
+                    let length: Int
+                    switch rng.next() % 8 {
+                    case 0: length = segment - Int(rng.next() % 3)        // about a whole segment
+                    case 1: length = segment + Int(rng.next() % 1_000) + 1 // longer than a segment
+                    default: length = Int(rng.next() % 40_000)
+                    }
+                    let run = (0..<length).map { _ in Int(rng.next() % 1_000) }
+                    let handle = run.withUnsafeBufferPointer { array.append(contentsOf: $0) }
+                    model.runs.append((handle, run))
+                    for (i, value) in run.enumerated() where length <= segment {
+                        model.elements.append((handle + i, value))
+                    }
+                    for _ in 0..<Int(rng.next() % 4) {
+                        let value = Int(rng.next() % 1_000)
+                        model.elements.append((array.append(value), value))
+                    }
+                }
+                arrays.append((array, model))
+            }
+            // Merge in a random tree, as partials merge.
+            while arrays.count > 1 {
+                var (target, targetModel) = arrays.remove(at: Int(rng.next() % UInt64(arrays.count)))
+                let (source, sourceModel) = arrays.remove(at: Int(rng.next() % UInt64(arrays.count)))
+                let base = target.adoptionBase
+                let expectedCount = target.count + source.count
+                target.adopt(source)
+                XCTAssertEqual(target.count, expectedCount)
+                let shifted = sourceModel.shifted(by: base)
+                targetModel.elements += shifted.elements
+                targetModel.runs += shifted.runs
+                arrays.append((target, targetModel))
+            }
+            var (whole, model) = arrays[0]
+            for (handle, value) in model.elements { XCTAssertEqual(whole[handle], value, "round \(round)") }
+            for (handle, values) in model.runs {
+                XCTAssertEqual(whole.withContiguous(from: handle, count: values.count) { Array($0) }, values,
+                               "round \(round), run at \(handle)")
+            }
+            whole.updateEach { $0 += 1 }
+            for (handle, value) in model.elements { XCTAssertEqual(whole[handle], value + 1, "round \(round)") }
+        }
+    }
+
+    func testSegmentsHoldAboutOneMebibyte() {
+        XCTAssertEqual(SegmentedArray<UInt8>().shift, 20)
+        XCTAssertEqual(SegmentedArray<UInt64>().shift, 17)
+        // A 24-byte stride: 2¹⁵ elements (768 KiB), as 2¹⁶ would pass 1 MiB.
+        XCTAssertEqual(SegmentedArray<(Int, Int, Int)>().shift, 15)
+    }
+}
