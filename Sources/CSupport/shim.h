@@ -42,4 +42,30 @@ static inline uint32_t analyze_string_specials16(const void *bytes) {
     return mask;
 #endif
 }
+/// Packs a canonical UUID's text (36 bytes: 8-4-4-4-12 hex digits with
+/// hyphens) into the 16 bytes it spells. Returns 1 when its letters are all
+/// lowercase (or it has none), 2 when all uppercase, 0 when `text` is not such
+/// a UUID (then `bytes` holds garbage). A table lookup per digit, no branch
+/// per digit.
+static inline int analyze_pack_uuid(const uint8_t *text, uint8_t *bytes) {
+    /* Per byte value: the digit's value, | 0x10 for a-f, | 0x20 for A-F; 0x80: not hex. */
+    static const uint8_t digit[256] = {
+        [0 ... 255] = 0x80,
+        ['0'] = 0, ['1'] = 1, ['2'] = 2, ['3'] = 3, ['4'] = 4,
+        ['5'] = 5, ['6'] = 6, ['7'] = 7, ['8'] = 8, ['9'] = 9,
+        ['a'] = 0x1A, ['b'] = 0x1B, ['c'] = 0x1C, ['d'] = 0x1D, ['e'] = 0x1E, ['f'] = 0x1F,
+        ['A'] = 0x2A, ['B'] = 0x2B, ['C'] = 0x2C, ['D'] = 0x2D, ['E'] = 0x2E, ['F'] = 0x2F,
+    };
+    /* Where byte k's two digits start in the text. */
+    static const uint8_t offset[16] = {0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34};
+    if (text[8] != '-' || text[13] != '-' || text[18] != '-' || text[23] != '-') return 0;
+    uint8_t flags = 0;
+    for (int k = 0; k < 16; k++) {
+        uint8_t high = digit[text[offset[k]]], low = digit[text[offset[k] + 1]];
+        flags |= high | low;
+        bytes[k] = (uint8_t)(high << 4) | (low & 0x0F);
+    }
+    if ((flags & 0x80) || (flags & 0x30) == 0x30) return 0;
+    return (flags & 0x20) ? 2 : 1;
+}
 #endif

@@ -49,10 +49,16 @@ struct EventRecord {
 /// What only identity events and quiz answers carry: where their `event_id`
 /// bytes are (ordering ties) and their answer, if any.
 struct EventExtra {
+    /// The handle of the id's bytes in `PartialAggregate.eventIDs`.
     var idOffset: Int
+    /// How many bytes the id has there, or (negative) how its 16 packed
+    /// bytes are written as text (``packedLowercaseUUID``, ``packedUppercaseUUID``).
     var idCount: Int32
-    /// Index into `PartialAggregate.answers`, or -1.
+    /// Handle into `PartialAggregate.answers`, or -1.
     var answer: Int32
+
+    static let packedLowercaseUUID: Int32 = -1
+    static let packedUppercaseUUID: Int32 = -2
 }
 
 /// Accepted events keyed by `event_id`: the first in input order is kept,

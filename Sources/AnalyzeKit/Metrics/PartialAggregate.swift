@@ -182,10 +182,17 @@ struct PartialAggregate {
         }
         var extra: Int32 = -1
         if event.type.isIdentityEvent || answer >= 0 {
-            let (idOffset, idCount) = parser.withBytes(of: event.eventID) { bytes in
-                (eventIDs.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self)), bytes.count)
+            let (idOffset, idCount) = parser.withBytes(of: event.eventID) { id -> (Int, Int32) in
+                // A canonical UUID is kept as the 16 bytes it spells.
+                var packed: (UInt64, UInt64) = (0, 0)
+                let letterCase = withUnsafeMutableBytes(of: &packed) { PackedUUID.pack(id, into: $0) }
+                if let letterCase {
+                    let offset = withUnsafeBytes(of: packed) { eventIDs.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
+                    return (offset, letterCase == .lower ? EventExtra.packedLowercaseUUID : EventExtra.packedUppercaseUUID)
+                }
+                return (eventIDs.append(contentsOf: id.assumingMemoryBound(to: UInt8.self)), Int32(id.count))
             }
-            extra = Int32(extras.append(EventExtra(idOffset: idOffset, idCount: Int32(idCount), answer: answer)))
+            extra = Int32(extras.append(EventExtra(idOffset: idOffset, idCount: idCount, answer: answer)))
         }
         func identity(_ ref: StringRef?, last: inout UnsafeRawBufferPointer?) -> PendingIdentity {
             guard let ref else { return .none }
@@ -372,11 +379,25 @@ struct PartialAggregate {
     func orderedBefore(_ a: (Int64, UInt32, Int32), _ b: (Int64, UInt32, Int32)) -> Bool {
         if a.0 != b.0 { return a.0 < b.0 }
         if a.1 != b.1 { return a.1 < b.1 }
-        let x = extras[Int(a.2)], y = extras[Int(b.2)]
-        return eventIDs.withContiguous(from: x.idOffset, count: Int(x.idCount)) { first in
-            eventIDs.withContiguous(from: y.idOffset, count: Int(y.idCount)) { second in
-                first.lexicographicallyPrecedes(second)
+        return withEventID(of: extras[Int(a.2)]) { first in
+            withEventID(of: extras[Int(b.2)]) { second in first.lexicographicallyPrecedes(second) }
+        }
+    }
+
+    /// Calls `body` with the `event_id` bytes of an extra, as they were in
+    /// the input (a packed UUID is written out again).
+    private func withEventID<R>(of extra: EventExtra, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        guard extra.idCount < 0 else {
+            return eventIDs.withContiguous(from: extra.idOffset, count: Int(extra.idCount)) { body(UnsafeRawBufferPointer($0)) }
+        }
+        var text = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))  // 40 bytes
+        return withUnsafeMutableBytes(of: &text) { text in
+            eventIDs.withContiguous(from: extra.idOffset, count: PackedUUID.byteCount) { packed in
+                PackedUUID.unpack(UnsafeRawBufferPointer(packed),
+                                  case: extra.idCount == EventExtra.packedLowercaseUUID ? .lower : .upper,
+                                  into: text)
             }
+            return body(UnsafeRawBufferPointer(rebasing: text[0..<PackedUUID.textCount]))
         }
     }
 
