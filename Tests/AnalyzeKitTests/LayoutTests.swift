@@ -12,7 +12,7 @@ final class LayoutTests: XCTestCase {
     func testPerWorkerBuffersHaveTheDocumentedSizes() {
         XCTAssertEqual(MemoryLayout<ActionTape.Entry>.stride, 56)
         XCTAssertEqual(MemoryLayout<PendingEvent>.stride, 184)
-        XCTAssertEqual(MemoryLayout<AnswerRecord>.stride, 32)
+        XCTAssertEqual(MemoryLayout<AnswerRecord>.stride, 24)
         XCTAssertEqual(MemoryLayout<AnswerOption>.stride, 12)
     }
 }

@@ -5,12 +5,15 @@ import Musl
 #endif
 
 /// A quiz answer (select / multiSelect) of one event: its question and options.
+///
+/// Memory: 24 bytes (fields ordered so that no padding falls between them).
 struct AnswerRecord {
+    /// The handle of the first option in `PartialAggregate.answerOptions`.
+    var optionsStart: Int
     var onboarding: UInt32
     var element: UInt32
+    var optionsCount: Int32
     var kind: AnswerKind
-    var optionsStart: Int
-    var optionsCount: Int
 }
 
 /// One option of an answer, as ids in `PartialAggregate.quizStrings`.
@@ -173,12 +176,11 @@ struct PartialAggregate {
                     label: parser.withBytes(of: option.label) { quizStrings.intern($0) }))
             }
             let start = answerScratch.withUnsafeBufferPointer { answerOptions.append(contentsOf: $0) }
+            let onboardingID = parser.withBytes(of: onboarding) { quizStrings.intern($0) }
+            let elementID = parser.withBytes(of: element) { quizStrings.intern($0) }
             answer = Int32(answers.append(AnswerRecord(
-                onboarding: parser.withBytes(of: onboarding) { quizStrings.intern($0) },
-                element: parser.withBytes(of: element) { quizStrings.intern($0) },
-                kind: event.answerKind,
-                optionsStart: start,
-                optionsCount: answerScratch.count)))
+                optionsStart: start, onboarding: onboardingID, element: elementID,
+                optionsCount: Int32(answerScratch.count), kind: event.answerKind)))
         }
         var extra: Int32 = -1
         if event.type.isIdentityEvent || answer >= 0 {

@@ -87,7 +87,7 @@ enum QuizAnswersTable {
                 answers.append(Answer(
                     question: UInt64(answer.onboarding) << 32 | UInt64(answer.element), profile: record.profile,
                     nanoseconds: record.nanoseconds, seconds: record.seconds, extra: record.extra, kind: answer.kind,
-                    optionsStart: answer.optionsStart, optionsCount: answer.optionsCount))
+                    optionsStart: answer.optionsStart, optionsCount: Int(answer.optionsCount)))
             }
         }
         func key(_ a: Answer) -> (Int64, UInt32, Int32) { (a.seconds, a.nanoseconds, a.extra) }
