@@ -179,20 +179,28 @@ struct EventShard {
     @inline(__always)
     private func home(_ tag: UInt64) -> Int { Int(truncatingIfNeeded: tag) & mask }
 
-    mutating func insert(_ record: EventRecord) {
-        let tag = Self.tag(record.key)
+    /// Where `key` is: the handle of its record when indexed, else the free
+    /// slot where it would go.
+    @inline(__always)
+    private func probe(_ key: EventKey) -> (slot: Int, kept: RecordList.Handle?) {
+        let tag = Self.tag(key)
         var slot = home(tag)
         while true {
             let entry = slots[slot]
-            if entry == 0 { break }
+            if entry == 0 { return (slot, nil) }
             let handle = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
-            if entry >> 32 == tag && records[handle].key == record.key {
-                keepEarlier(record, at: handle)
-                return
-            }
+            if entry >> 32 == tag && records[handle].key == key { return (slot, handle) }
             slot = (slot + 1) & mask
         }
-        slots[slot] = tag << 32 | UInt64(records.append(record) + 1)
+    }
+
+    mutating func insert(_ record: EventRecord) {
+        let (slot, kept) = probe(record.key)
+        if let kept {
+            keepEarlier(record, at: kept)
+            return
+        }
+        slots[slot] = Self.tag(record.key) << 32 | UInt64(records.append(record) + 1)
         count += 1
         if count * 3 > slots.count * 2 { grow() }
     }
@@ -247,35 +255,20 @@ struct EventShard {
     /// The kept record for `key`.
     func kept(_ key: EventKey) -> EventRecord? {
         precondition(!slots.isEmpty, "the store's index was released")
-        let tag = Self.tag(key)
-        var slot = home(tag)
-        while true {
-            let entry = slots[slot]
-            if entry == 0 { return nil }
-            let handle = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
-            if entry >> 32 == tag && records[handle].key == key { return records[handle] }
-            slot = (slot + 1) & mask
-        }
+        return probe(key).kept.map { records[$0] }
     }
 
     /// Indexes the adopted record at `handle`, or settles it against the
     /// copy kept here (it is then marked removed).
     private mutating func place(_ handle: RecordList.Handle) {
         let record = records[handle]
-        let tag = Self.tag(record.key)
-        var slot = home(tag)
-        while true {
-            let entry = slots[slot]
-            if entry == 0 { break }
-            let kept = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
-            if entry >> 32 == tag && records[kept].key == record.key {
-                keepEarlier(record, at: kept)
-                records[handle].position = EventRecord.removedPosition
-                return
-            }
-            slot = (slot + 1) & mask
+        let (slot, kept) = probe(record.key)
+        if let kept {
+            keepEarlier(record, at: kept)
+            records[handle].position = EventRecord.removedPosition
+            return
         }
-        slots[slot] = tag << 32 | UInt64(handle + 1)
+        slots[slot] = Self.tag(record.key) << 32 | UInt64(handle + 1)
         count += 1
     }
 
