@@ -15,8 +15,8 @@ struct ProfileSwitchRow: Equatable, Sendable {
 /// and ordering each device's few events by ordering key gives every device's
 /// timeline.
 ///
-/// Memory: 48 bytes per identity event during the grouping (the events and
-/// their grouped copy, 24 bytes each).
+/// Memory: 24 bytes per identity event, twice while regrouping, plus about 44
+/// for the radix sort (keys, items, order).
 enum ProfileSwitchesTable {
     static func rows(from partial: PartialAggregate, days: DayResolver) -> [ProfileSwitchRow] {
         /// What the timeline needs of an identity event (24 bytes).

@@ -32,8 +32,8 @@ struct QuizAnswerRow: Equatable, Sendable {
 /// each respondent's answers are adjacent (the last is final) and each
 /// question's answers form one run, in which options are tallied in a dense
 /// table indexed by quiz-string id (no hashing per option). Memory: 48 bytes
-/// per answer event, twice while regrouping, plus 40 bytes per event for the
-/// sort's keys; 40 bytes per distinct quiz string for the tally.
+/// per answer event, twice while regrouping, plus about 44 for the radix sort
+/// (keys, items, order); 40 bytes per distinct quiz string for the tally.
 enum QuizAnswersTable {
     /// What the table needs of one answer event (48 bytes), gathered in one
     /// pass so that later steps never look the answer up again.
@@ -93,8 +93,9 @@ enum QuizAnswersTable {
         func key(_ a: Answer) -> (Int64, UInt32, Int32) { (a.seconds, a.nanoseconds, a.extra) }
         // Grouped by (question, profile): questions numbered as first met
         // (the rows are sorted at the end, so the order of groups is free),
-        // then a radix sort on question number × profiles + profile; then each
-        // respondent's few answers to a question by ordering key.
+        // then a radix sort on question number × profiles + profile (below
+        // 2⁶⁴: both factors are at most 2³²); then each respondent's few
+        // answers to a question by ordering key.
         var questionNumbers: [UInt64: UInt64] = [:]
         let profiles = UInt64(partial.identities.count + 1)
         RadixSort.sort(&answers) { answer in

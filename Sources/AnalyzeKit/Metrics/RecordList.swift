@@ -22,8 +22,8 @@ struct RecordList {
     static let segmentShift = 14
     static let segmentCapacity = 1 << segmentShift
     private static let offsetMask = segmentCapacity - 1
-    /// Handles must fit in 32 bits (see ``EventShard``'s slots).
-    private static let maximumSegments = 1 << (32 - segmentShift)
+    /// A handle plus one must fit in 32 bits (``EventShard``'s slots).
+    private static let maximumSegments = (1 << (32 - segmentShift)) - 1
 
     private var segments: [[EventRecord]] = []
     /// Records appended or adopted.
