@@ -59,6 +59,25 @@ struct EventExtra {
 
     static let packedLowercaseUUID: Int32 = -1
     static let packedUppercaseUUID: Int32 = -2
+
+    /// An extra whose id was packed, written in `letterCase`.
+    init(packedIDAt idOffset: Int, case letterCase: PackedUUID.Case, answer: Int32) {
+        self.init(idOffset: idOffset,
+                  idCount: letterCase == .lower ? Self.packedLowercaseUUID : Self.packedUppercaseUUID, answer: answer)
+    }
+
+    init(idOffset: Int, idCount: Int32, answer: Int32) {
+        (self.idOffset, self.idCount, self.answer) = (idOffset, idCount, answer)
+    }
+
+    /// How the packed id is written, or nil when the id is stored as it was.
+    var packedCase: PackedUUID.Case? {
+        switch idCount {
+        case Self.packedLowercaseUUID: .lower
+        case Self.packedUppercaseUUID: .upper
+        default: nil
+        }
+    }
 }
 
 /// Accepted events keyed by `event_id`: the first in input order is kept,
@@ -95,13 +114,11 @@ struct EventStore {
     var count: Int { shards.reduce(0) { $0 + $1.count } }
 
     /// Calls `body` with every kept record, shard by shard, at memory speed
-    /// (see ``RecordList/forEachSegment(_:)``).
+    /// (see ``SegmentedArray/forEachSegment(_:)``).
     @inline(__always)
     func forEachRecord(_ body: (borrowing EventRecord) -> Void) {
-        for shard in shards {
-            shard.records.forEachSegment { segment in
-                for index in segment.indices where !segment[index].isRemoved { body(segment[index]) }
-            }
+        forEachSegment { segment in
+            for index in segment.indices where !segment[index].isRemoved { body(segment[index]) }
         }
     }
 
@@ -153,11 +170,13 @@ struct EventStore {
 /// probe touches the record only when the tags match — one cache miss per new
 /// event. A key's home slot is taken from its tag too, so growing rehashes
 /// the slots alone, without reading a record. 12–24 bytes of index per event;
-/// records are appended to a ``RecordList``, which never copies them as it
-/// grows or merges.
+/// records are appended to a ``SegmentedArray`` (1 MiB segments of 16 384
+/// records), which never copies them as it grows or merges.
 struct EventShard {
+    typealias Handle = SegmentedArray<EventRecord>.Handle
+
     /// Kept records, and (after a merge) removed ones that every scan skips.
-    private(set) var records = RecordList()
+    private(set) var records = SegmentedArray<EventRecord>()
     /// Kept records.
     private(set) var count = 0
     /// Every copy that lost to an earlier one (needed to count conflicts
@@ -175,6 +194,13 @@ struct EventShard {
     @inline(__always)
     private static func tag(_ key: EventKey) -> UInt64 { key.high >> 32 }
 
+    /// The slot entry for a record: its tag beside its handle plus one.
+    @inline(__always)
+    private static func slot(tag: UInt64, handle: Handle) -> UInt64 {
+        precondition(handle < Int(UInt32.max), "too many records in one shard")
+        return tag << 32 | UInt64(handle + 1)
+    }
+
     /// The slot where a key with `tag` starts probing.
     @inline(__always)
     private func home(_ tag: UInt64) -> Int { Int(truncatingIfNeeded: tag) & mask }
@@ -182,7 +208,7 @@ struct EventShard {
     /// Where `key` is: the handle of its record when indexed, else the free
     /// slot where it would go.
     @inline(__always)
-    private func probe(_ key: EventKey) -> (slot: Int, kept: RecordList.Handle?) {
+    private func probe(_ key: EventKey) -> (slot: Int, kept: Handle?) {
         let tag = Self.tag(key)
         var slot = home(tag)
         while true {
@@ -200,7 +226,7 @@ struct EventShard {
             keepEarlier(record, at: kept)
             return
         }
-        slots[slot] = Self.tag(record.key) << 32 | UInt64(records.append(record) + 1)
+        slots[slot] = Self.slot(tag: Self.tag(record.key), handle: records.append(record))
         count += 1
         if count * 3 > slots.count * 2 { grow() }
     }
@@ -208,7 +234,7 @@ struct EventShard {
     /// Settles a copy of the record at `handle`: the one earlier in input
     /// order is kept there, the other goes to `dropped`.
     @inline(__always)
-    private mutating func keepEarlier(_ copy: EventRecord, at handle: RecordList.Handle) {
+    private mutating func keepEarlier(_ copy: EventRecord, at handle: Handle) {
         if copy.position < records[handle].position {
             dropped.append(records[handle])
             records[handle] = copy
@@ -239,10 +265,11 @@ struct EventShard {
         incoming.updateEach { record in
             if !record.isRemoved { record = remap(record) }
         }
-        let first = records.adopt(incoming)
+        let first = records.adoptionBase
+        records.adopt(incoming)
         // Each lookup probes a random slot: ask for the slot of a record a few
         // places ahead while this one is placed.
-        for range in records.handleRanges(fromSegment: first) {
+        for range in records.handleRanges(from: first) {
             for handle in range {
                 if handle + 8 < range.upperBound { prefetch(records[handle + 8].key) }
                 if !records[handle].isRemoved { place(handle) }
@@ -260,7 +287,7 @@ struct EventShard {
 
     /// Indexes the adopted record at `handle`, or settles it against the
     /// copy kept here (it is then marked removed).
-    private mutating func place(_ handle: RecordList.Handle) {
+    private mutating func place(_ handle: Handle) {
         let record = records[handle]
         let (slot, kept) = probe(record.key)
         if let kept {
@@ -268,7 +295,7 @@ struct EventShard {
             records[handle].position = EventRecord.removedPosition
             return
         }
-        slots[slot] = Self.tag(record.key) << 32 | UInt64(handle + 1)
+        slots[slot] = Self.slot(tag: Self.tag(record.key), handle: handle)
         count += 1
     }
 

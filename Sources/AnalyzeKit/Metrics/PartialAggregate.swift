@@ -184,17 +184,17 @@ struct PartialAggregate {
         }
         var extra: Int32 = -1
         if event.type.isIdentityEvent || answer >= 0 {
-            let (idOffset, idCount) = parser.withBytes(of: event.eventID) { id -> (Int, Int32) in
+            let entry = parser.withBytes(of: event.eventID) { id -> EventExtra in
                 // A canonical UUID is kept as the 16 bytes it spells.
                 var packed: (UInt64, UInt64) = (0, 0)
-                let letterCase = withUnsafeMutableBytes(of: &packed) { PackedUUID.pack(id, into: $0) }
-                if let letterCase {
+                if let letterCase = withUnsafeMutableBytes(of: &packed, { PackedUUID.pack(id, into: $0) }) {
                     let offset = withUnsafeBytes(of: packed) { eventIDs.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
-                    return (offset, letterCase == .lower ? EventExtra.packedLowercaseUUID : EventExtra.packedUppercaseUUID)
+                    return EventExtra(packedIDAt: offset, case: letterCase, answer: answer)
                 }
-                return (eventIDs.append(contentsOf: id.assumingMemoryBound(to: UInt8.self)), Int32(id.count))
+                return EventExtra(idOffset: eventIDs.append(contentsOf: id.assumingMemoryBound(to: UInt8.self)),
+                                  idCount: Int32(id.count), answer: answer)
             }
-            extra = Int32(extras.append(EventExtra(idOffset: idOffset, idCount: idCount, answer: answer)))
+            extra = Int32(extras.append(entry))
         }
         func identity(_ ref: StringRef?, last: inout UnsafeRawBufferPointer?) -> PendingIdentity {
             guard let ref else { return .none }
@@ -389,15 +389,13 @@ struct PartialAggregate {
     /// Calls `body` with the `event_id` bytes of an extra, as they were in
     /// the input (a packed UUID is written out again).
     private func withEventID<R>(of extra: EventExtra, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-        guard extra.idCount < 0 else {
+        guard let letterCase = extra.packedCase else {
             return eventIDs.withContiguous(from: extra.idOffset, count: Int(extra.idCount)) { body(UnsafeRawBufferPointer($0)) }
         }
         var text = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))  // 40 bytes
         return withUnsafeMutableBytes(of: &text) { text in
             eventIDs.withContiguous(from: extra.idOffset, count: PackedUUID.byteCount) { packed in
-                PackedUUID.unpack(UnsafeRawBufferPointer(packed),
-                                  case: extra.idCount == EventExtra.packedLowercaseUUID ? .lower : .upper,
-                                  into: text)
+                PackedUUID.unpack(UnsafeRawBufferPointer(packed), case: letterCase, into: text)
             }
             return body(UnsafeRawBufferPointer(rebasing: text[0..<PackedUUID.textCount]))
         }
