@@ -6,19 +6,17 @@ public struct AnalysisResult: Sendable {
     var profileSwitches: [ProfileSwitchRow]
     var quizAnswers: [QuizAnswerRow]
 
-    /// Computes every metric from the merged partial of a whole run. The
-    /// tables only read the partial and are independent, so they are computed
-    /// concurrently (the quiz table, the longest, starts first). They only
-    /// scan records and read strings by id, so the lookup indexes are freed
-    /// first (after counting conflicting duplicates, the one lookup left) and
-    /// the tables' own memory can reuse theirs.
+    /// Computes every metric from the merged partial of a whole run. Its
+    /// duplicates are settled first (which copy of each event is kept, and
+    /// which dropped copies conflict) and the interners' lookup indexes
+    /// freed. The tables only read the partial and are independent, so they
+    /// are computed concurrently (the quiz table, the longest, starts first).
     init(
         merged partial: consuming PartialAggregate, files: [InputFile], bytesRead: Int, bytesDecoded: Int,
         timeZone: ReportingTimeZone
     ) {
         var partial = partial
-        let conflicts = QualityReport.conflictingDuplicates(in: partial.store)
-        partial.releaseLookupIndexes()
+        partial.settle()
         let tables = Tables()
         nonisolated(unsafe) let shared = partial
         DispatchQueue.concurrentPerform(iterations: 4) { task in
@@ -28,7 +26,7 @@ public struct AnalysisResult: Sendable {
             case 2: tables.installs = InstallsTable.rows(from: shared, days: timeZone.makeDayResolver())
             default:
                 tables.quality = QualityReport(
-                    partial: shared, conflictingDuplicates: conflicts, files: files.count, bytesRead: bytesRead,
+                    partial: shared, files: files.count, bytesRead: bytesRead,
                     bytesDecoded: bytesDecoded)
                 tables.rejects = RejectRow.rows(from: shared, files: files)
             }

@@ -83,11 +83,20 @@ struct EventExtra {
 /// Accepted events keyed by `event_id`: the first in input order is kept,
 /// later copies are set aside as duplicates.
 ///
-/// Keeping the minimum position per key makes inserts order-independent, so
-/// stores merge associatively and commutatively. The store is split into
-/// ``shardCount`` shards by key hash: two stores merge shard by shard, in
-/// parallel, and each source shard is freed as soon as it is merged, so the
-/// merge's extra memory is one shard's worth, not a whole store's.
+/// Records are only appended while chunks are parsed; which copy of an event
+/// is kept is settled once, by ``settle()``, after every partial has merged.
+/// The copy kept is the one with the smallest position, so the result does
+/// not depend on the order records came in: stores merge associatively and
+/// commutatively, and merging is only chaining records on. The store is
+/// split into ``shardCount`` shards by key hash; shards merge and settle in
+/// parallel.
+///
+/// Why settle at the end rather than look each event up as it comes: a
+/// lookup index over every event of a partial is 12–24 bytes per event for
+/// the whole run, and each insert a cache miss into an index far larger than
+/// the cache. Settling shard by shard needs one shard's index at a time
+/// (about 4 MiB per shard at 5 M events, reused from cache), built once at
+/// its final size.
 struct EventStore {
     static let shardCount = 16
     private(set) var shards = [EventShard](repeating: EventShard(), count: shardCount)
@@ -95,23 +104,18 @@ struct EventStore {
     @inline(__always)
     private static func shard(_ key: EventKey) -> Int { Int(truncatingIfNeeded: key.high >> 60) }
 
-    mutating func insert(_ record: EventRecord) {
-        shards[Self.shard(record.key)].insert(record)
-    }
-
-    /// Starts loading the index slot `key` will probe, so that an ``insert(_:)``
-    /// issued a little later (after the rest of the event is prepared) does not
-    /// wait for memory.
+    /// Adds a copy of an event; duplicates are settled by ``settle()``.
     @inline(__always)
-    func prefetch(_ key: EventKey) {
-        shards[Self.shard(key)].prefetch(key)
+    mutating func append(_ record: EventRecord) {
+        shards[Self.shard(record.key)].append(record)
     }
 
-    /// The kept record for `key`.
-    func kept(_ key: EventKey) -> EventRecord? { shards[Self.shard(key)].kept(key) }
-
-    /// Kept events.
+    /// Kept events (before ``settle()``: every record appended or adopted).
     var count: Int { shards.reduce(0) { $0 + $1.count } }
+
+    /// Dropped duplicates that differ from the copy kept in anything the
+    /// metrics read (SPEC §2); counted by ``settle()``.
+    var conflictingDuplicates: Int { shards.reduce(0) { $0 + $1.conflictingDuplicates } }
 
     /// Calls `body` with every kept record, shard by shard, at memory speed
     /// (see ``SegmentedArray/forEachSegment(_:)``).
@@ -129,13 +133,6 @@ struct EventStore {
         for shard in shards { shard.records.forEachSegment(body) }
     }
 
-    /// Frees the shards' key indexes once no lookup or insert will come: the
-    /// metric tables only scan records. (An insert or ``kept(_:)`` after this
-    /// traps.) 12–24 bytes per event that the tables' own memory can reuse.
-    mutating func releaseIndexes() {
-        for i in shards.indices { shards[i].releaseIndex() }
-    }
-
     /// Every dropped duplicate, shard by shard.
     var dropped: FlattenSequence<LazyMapSequence<[EventShard], [EventRecord]>> {
         shards.lazy.map(\.dropped).joined()
@@ -146,51 +143,60 @@ struct EventStore {
     /// ``EventShard/absorb(_:_:)``).
     mutating func absorb(_ other: consuming EventStore, _ remap: @escaping @Sendable (EventRecord) -> EventRecord) {
         var source = other
-        shards.withUnsafeMutableBufferPointer { target in
-            source.shards.withUnsafeMutableBufferPointer { from in
-                nonisolated(unsafe) let target = target
-                nonisolated(unsafe) let from = from
-                DispatchQueue.concurrentPerform(iterations: Self.shardCount) { i in
-                    // Taken out first, so its segments are uniquely owned and
-                    // are mapped in place, not copied.
-                    var shard = EventShard()
-                    swap(&shard, &from[i])
-                    target[i].absorb(consume shard, remap)
-                }
+        source.shards.withUnsafeMutableBufferPointer { from in
+            nonisolated(unsafe) let from = from
+            forEachShardConcurrently { i, target in
+                // Taken out first, so its segments are uniquely owned and are
+                // mapped in place, not copied.
+                var shard = EventShard()
+                swap(&shard, &from[i])
+                target.absorb(consume shard, remap)
             }
+        }
+    }
+
+    /// Decides, for every event, which copy is kept (the smallest position)
+    /// and which are dropped, and counts conflicting duplicates; shards run
+    /// concurrently. Settling again after more records came in settles
+    /// those too.
+    mutating func settle() {
+        forEachShardConcurrently { _, shard in shard.settle() }
+    }
+
+    /// Calls `body` with each shard's index and the shard, concurrently.
+    private mutating func forEachShardConcurrently(_ body: @Sendable (Int, inout EventShard) -> Void) {
+        shards.withUnsafeMutableBufferPointer { shards in
+            nonisolated(unsafe) let shards = shards
+            DispatchQueue.concurrentPerform(iterations: Self.shardCount) { i in body(i, &shards[i]) }
         }
     }
 }
 
-/// One shard of an ``EventStore``: accepted events keyed by `event_id`,
-/// the first in input order kept, later copies set aside as duplicates.
+/// One shard of an ``EventStore``: the records whose key hash falls here.
 ///
-/// Performance: open addressing (linear probing, ≤ 2/3 load) over 8-byte
-/// slots that hold 32 bits of the key (the tag) beside the record index, so a
-/// probe touches the record only when the tags match — one cache miss per new
-/// event. A key's home slot is taken from its tag too, so growing rehashes
-/// the slots alone, without reading a record. 12–24 bytes of index per event;
-/// records are appended to a ``SegmentedArray`` (1 MiB segments of 16 384
-/// records), which never copies them as it grows or merges.
+/// Performance: records are appended to a ``SegmentedArray`` (1 MiB segments
+/// of 16 384 records), which never copies them as it grows or merges.
+/// ``settle()`` looks every record up once in an index built for that moment
+/// at its final size: open addressing (linear probing, ≤ 2/3 load) over
+/// 8-byte slots holding 32 bits of the key (the tag) beside the record's
+/// handle, so a probe reads a record only when the tags match. The index is
+/// freed before ``settle()`` returns.
 struct EventShard {
     typealias Handle = SegmentedArray<EventRecord>.Handle
 
-    /// Kept records, and (after a merge) removed ones that every scan skips.
+    /// Kept records, and (after ``settle()``) removed ones that every scan
+    /// skips.
     private(set) var records = SegmentedArray<EventRecord>()
-    /// Kept records.
+    /// Kept records, counting the unsettled ones.
     private(set) var count = 0
-    /// Every copy that lost to an earlier one (needed to count conflicts
-    /// against whichever copy is finally kept).
+    /// Every copy that lost to an earlier one.
     private(set) var dropped: [EventRecord] = []
-    /// `tag << 32 | (record handle + 1)`; 0 is empty.
-    private var slots = [UInt64](repeating: 0, count: 1 << 8)
-    private var mask = (1 << 8) - 1
-    private var prefetcher: SlotPrefetcher
-
-    init() { prefetcher = SlotPrefetcher(slots) }
+    /// How many of `dropped` differ from the copy kept (as of the last
+    /// ``settle()``).
+    private(set) var conflictingDuplicates = 0
 
     /// 32 bits of the key. (The top 4 chose the shard: the home slot uses the
-    /// low bits, see ``home(_:)``.)
+    /// low bits.)
     @inline(__always)
     private static func tag(_ key: EventKey) -> UInt64 { key.high >> 32 }
 
@@ -201,133 +207,103 @@ struct EventShard {
         return tag << 32 | UInt64(handle + 1)
     }
 
-    /// The slot where a key with `tag` starts probing.
     @inline(__always)
-    private func home(_ tag: UInt64) -> Int { Int(truncatingIfNeeded: tag) & mask }
-
-    /// Where `key` is: the handle of its record when indexed, else the free
-    /// slot where it would go.
-    @inline(__always)
-    private func probe(_ key: EventKey) -> (slot: Int, kept: Handle?) {
-        let tag = Self.tag(key)
-        var slot = home(tag)
-        while true {
-            let entry = slots[slot]
-            if entry == 0 { return (slot, nil) }
-            let handle = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
-            if entry >> 32 == tag && records[handle].key == key { return (slot, handle) }
-            slot = (slot + 1) & mask
-        }
-    }
-
-    mutating func insert(_ record: EventRecord) {
-        let (slot, kept) = probe(record.key)
-        if let kept {
-            keepEarlier(record, at: kept)
-            return
-        }
-        slots[slot] = Self.slot(tag: Self.tag(record.key), handle: records.append(record))
+    mutating func append(_ record: EventRecord) {
+        records.append(record)
         count += 1
-        if count * 3 > slots.count * 2 { grow() }
-    }
-
-    /// Settles a copy of the record at `handle`: the one earlier in input
-    /// order is kept there, the other goes to `dropped`.
-    @inline(__always)
-    private mutating func keepEarlier(_ copy: EventRecord, at handle: Handle) {
-        if copy.position < records[handle].position {
-            dropped.append(records[handle])
-            records[handle] = copy
-        } else {
-            dropped.append(copy)
-        }
-    }
-
-    @inline(__always)
-    func prefetch(_ key: EventKey) {
-        prefetcher.prefetch(slot: home(Self.tag(key)))
     }
 
     /// Takes in every record of `other`, each mapped through `remap` (which
     /// renumbers identities and side-table entries).
     ///
-    /// Performance: no record is copied. `other`'s segments are mapped in
-    /// place and chained after this shard's; then each of its records is
-    /// looked up here. A new key gets an index slot pointing at the record
-    /// where it lies; a key already kept here keeps the earlier copy in the
-    /// slot's record, and the adopted record is marked removed.
+    /// Performance: no record is copied and none is looked up: `other`'s
+    /// segments are mapped in place and chained after this shard's.
     mutating func absorb(_ other: consuming EventShard, _ remap: (EventRecord) -> EventRecord) {
         var other = other
-        reserveCapacity(count + other.count)
         var incoming = other.records
         let incomingDropped = other.dropped
+        count += other.count
         other = EventShard()
         incoming.updateEach { record in
             if !record.isRemoved { record = remap(record) }
         }
-        let first = records.adoptionBase
         records.adopt(incoming)
-        // Each lookup probes a random slot: ask for the slot of a record a few
-        // places ahead while this one is placed.
-        for range in records.handleRanges(from: first) {
-            for handle in range {
-                if handle + 8 < range.upperBound { prefetch(records[handle + 8].key) }
-                if !records[handle].isRemoved { place(handle) }
-            }
-        }
         dropped.reserveCapacity(dropped.count + incomingDropped.count)
         for record in incomingDropped { dropped.append(remap(record)) }
     }
 
-    /// The kept record for `key`.
-    func kept(_ key: EventKey) -> EventRecord? {
-        precondition(!slots.isEmpty, "the store's index was released")
-        return probe(key).kept.map { records[$0] }
-    }
-
-    /// Indexes the adopted record at `handle`, or settles it against the
-    /// copy kept here (it is then marked removed).
-    private mutating func place(_ handle: Handle) {
-        let record = records[handle]
-        let (slot, kept) = probe(record.key)
-        if let kept {
-            keepEarlier(record, at: kept)
-            records[handle].position = EventRecord.removedPosition
-            return
-        }
-        slots[slot] = Self.slot(tag: Self.tag(record.key), handle: handle)
-        count += 1
-    }
-
-    /// See ``EventStore/releaseIndexes()``.
-    mutating func releaseIndex() {
-        slots = []
-        prefetcher = SlotPrefetcher(slots)
-    }
-
-    /// Sizes the index for `n` records.
-    mutating func reserveCapacity(_ n: Int) {
-        var size = slots.count
-        while size * 2 < n * 3 { size *= 2 }
-        if size > slots.count { grow(to: size) }
-    }
-
-    /// Rebuilds the index with `size` slots (a power of two).
-    private mutating func grow(to size: Int? = nil) {
-        let size = size ?? slots.count * 2
-        let old = slots
-        slots = [UInt64](repeating: 0, count: size)
-        prefetcher = SlotPrefetcher(slots)
-        mask = size - 1
-        let mask = mask
+    /// See ``EventStore/settle()``. Every kept record is looked up in an
+    /// index of this shard's kept records, in handle order; a key met again
+    /// keeps the earlier copy (by position) in the first record's place, and
+    /// the later record is marked removed.
+    ///
+    /// Settling is idempotent, and records adopted from a settled shard are
+    /// settled again with the rest: each was kept there, but may be a copy
+    /// of one kept here.
+    mutating func settle() {
+        var size = 256
+        while size * 2 < count * 3 { size *= 2 }
+        var slots = [UInt64](repeating: 0, count: size)
+        let mask = size - 1
+        var kept = 0
         slots.withUnsafeMutableBufferPointer { slots in
-            for entry in old where entry != 0 {
-                var slot = Int(truncatingIfNeeded: entry >> 32) & mask
-                while slots[slot] != 0 { slot = (slot + 1) & mask }
-                slots[slot] = entry
+            for range in records.handleRanges(from: 0) {
+                for handle in range {
+                    // Each lookup probes a random slot: ask for the slot of a
+                    // record a few places ahead.
+                    if handle + 8 < range.upperBound {
+                        analyze_prefetch(slots.baseAddress! + (Int(truncatingIfNeeded: Self.tag(records[handle + 8].key)) & mask))
+                    }
+                    let record = records[handle]
+                    guard !record.isRemoved else { continue }
+                    let tag = Self.tag(record.key)
+                    var slot = Int(truncatingIfNeeded: tag) & mask
+                    while true {
+                        let entry = slots[slot]
+                        if entry == 0 {
+                            slots[slot] = Self.slot(tag: tag, handle: handle)
+                            kept += 1
+                            break
+                        }
+                        let other = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
+                        if entry >> 32 == tag && records[other].key == record.key {
+                            // The earlier copy stays in the first record's place.
+                            if record.position < records[other].position {
+                                dropped.append(records[other])
+                                records[other] = record
+                            } else {
+                                dropped.append(record)
+                            }
+                            records[handle].position = EventRecord.removedPosition
+                            break
+                        }
+                        slot = (slot + 1) & mask
+                    }
+                }
+            }
+        }
+        count = kept
+        // Conflicts are counted against the copy finally kept, so they are
+        // recounted over every dropped copy, old and new.
+        conflictingDuplicates = 0
+        slots.withUnsafeBufferPointer { slots in
+            for copy in dropped {
+                let tag = Self.tag(copy.key)
+                var slot = Int(truncatingIfNeeded: tag) & mask
+                while true {
+                    let entry = slots[slot]
+                    precondition(entry != 0, "a dropped copy without a kept one")
+                    let handle = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
+                    if entry >> 32 == tag && records[handle].key == copy.key {
+                        if !records[handle].hasSameContent(as: copy) { conflictingDuplicates += 1 }
+                        break
+                    }
+                    slot = (slot + 1) & mask
+                }
             }
         }
     }
 }
 
+import CSupport
 import Dispatch

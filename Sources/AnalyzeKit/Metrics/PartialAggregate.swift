@@ -39,11 +39,12 @@ struct ChunkLines {
 /// Everything one worker learned from the chunks it parsed.
 ///
 /// Partials merge with ``merge(_:)``: counters add, reject samples merge by
-/// input position, and event stores keep the earliest copy of each event, so
-/// the merge is associative and commutative and the final result does not
-/// depend on which worker saw which chunk. Metrics are computed once, from
-/// the merged store (``AnalysisResult``): de-duplication is global, and a
-/// dropped conflicting copy must not have counted anywhere.
+/// input position, and event stores chain their records; ``settle()`` then
+/// keeps the earliest copy of each event. So the merge is associative and
+/// commutative and the final result does not depend on which worker saw
+/// which chunk. Metrics are computed once, from the merged and settled store
+/// (``AnalysisResult``): de-duplication is global, and a dropped conflicting
+/// copy must not have counted anywhere.
 struct PartialAggregate {
     let maxLineBytes: Int
     let maxRejectRows: Int
@@ -235,7 +236,7 @@ struct PartialAggregate {
         if pending.count == Self.batchSize { flushPending() }
     }
 
-    /// Interns the identities of the batch's events and inserts their records,
+    /// Interns the identities of the batch's events and appends their records,
     /// in line order, asking for the slots of an event a few places ahead.
     private mutating func flushPending() {
         guard !pending.isEmpty else { return }
@@ -249,15 +250,14 @@ struct PartialAggregate {
         }
         let count = pending.count
         let distance = Self.prefetchDistance
-        // Three stages, `distance` events apart: ask for the index slots; read
-        // the identities' slots (arrived by now) and ask for the strings they
-        // point at; intern and insert. (Written out in the loop, not as local
+        // Three stages, `distance` events apart: ask for the identities' index
+        // slots; read them (arrived by now) and ask for the strings they point
+        // at; intern and append. (Written out in the loop, not as local
         // functions: closures capturing `self` made Swift copy the store's and
         // interner's arrays per call.)
         for index in 0..<(count + 2 * distance) {
             if index < count {
                 let ahead = pending[index]
-                store.prefetch(ahead.record.key)
                 if ahead.device.needsLookup { identities.prefetch(hash: ahead.device.hash) }
                 if ahead.profile.needsLookup { identities.prefetch(hash: ahead.profile.hash) }
                 if ahead.customerUser.needsLookup { identities.prefetch(hash: ahead.customerUser.hash) }
@@ -277,7 +277,7 @@ struct PartialAggregate {
             if event.device.isPresent { recentIdentities.device = record.device }
             if event.profile.isPresent { recentIdentities.profile = record.profile }
             if event.customerUser.isPresent { recentIdentities.customerUser = record.customerUser }
-            store.insert(record)
+            store.append(record)
         }
         if !pendingBytes.isEmpty { pendingBytes.removeAll(keepingCapacity: true) }
     }
@@ -349,10 +349,11 @@ struct PartialAggregate {
         }
     }
 
-    /// Frees the lookup indexes of the store and the interners: after the
-    /// last merge, the metric tables only scan and read by id.
-    mutating func releaseLookupIndexes() {
-        store.releaseIndexes()
+    /// Settles duplicates (``EventStore/settle()``) and frees the
+    /// interners' lookup indexes: after the last merge, the metric tables
+    /// only scan records and read strings by id.
+    mutating func settle() {
+        store.settle()
         identities.releaseIndex()
         quizStrings.releaseIndex()
     }

@@ -1,9 +1,9 @@
 /// An accepted event waiting, in a small batch, for its identities to be
-/// interned and its record to be inserted (``PartialAggregate``).
+/// interned and its record to be appended (``PartialAggregate``).
 ///
-/// Batching lets the record path ask for the hash-table slots an event will
-/// probe (its key in the event store, its identities in the interner) several
-/// events before it needs them, instead of waiting for each cache miss in turn.
+/// Batching lets the record path ask for the hash-table slots an event's
+/// identities will probe in the interner several events before it needs
+/// them, instead of waiting for each cache miss in turn.
 struct PendingEvent {
     /// Complete except for the identity ids.
     var record: EventRecord

@@ -15,8 +15,7 @@ struct ProfileSwitchRow: Equatable, Sendable {
 /// and ordering each device's few events by ordering key gives every device's
 /// timeline.
 ///
-/// Memory: 24 bytes per identity event, twice while regrouping, plus about 44
-/// for the radix sort (keys, items, order).
+/// Memory: 24 bytes per identity event (the radix sort works in place).
 enum ProfileSwitchesTable {
     static func rows(from partial: PartialAggregate, days: DayResolver) -> [ProfileSwitchRow] {
         /// What the timeline needs of an identity event (24 bytes).
@@ -40,7 +39,7 @@ enum ProfileSwitchesTable {
         }
         // Each device's events together (a radix sort by device id), then
         // each device's few events by ordering key.
-        RadixSort.sort(&timeline) { UInt64($0.device) }
+        RadixSort.group(&timeline) { UInt64($0.device) }
         RadixSort.sortRuns(&timeline, sameGroup: { $0.device == $1.device }) { x, y in
             partial.orderedBefore((x.seconds, x.nanoseconds, x.extra), (y.seconds, y.nanoseconds, y.extra))
         }

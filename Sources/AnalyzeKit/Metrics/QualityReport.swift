@@ -20,16 +20,8 @@ public struct QualityReport: Equatable, Sendable {
 
     public var rejected: Int { rejectedByReason.reduce(0, +) }
 
-    /// How many dropped duplicates differ from the copy that was kept, in
-    /// anything the metrics read (needs the store's index: see
-    /// ``PartialAggregate/releaseLookupIndexes()``).
-    static func conflictingDuplicates(in store: EventStore) -> Int {
-        store.dropped.reduce(0) { count, copy in
-            count + (store.kept(copy.key)!.hasSameContent(as: copy) ? 0 : 1)
-        }
-    }
-
-    init(partial: PartialAggregate, conflictingDuplicates: Int, files: Int, bytesRead: Int, bytesDecoded: Int) {
+    /// From a settled partial (``PartialAggregate/settle()``).
+    init(partial: PartialAggregate, files: Int, bytesRead: Int, bytesDecoded: Int) {
         self.files = files
         self.bytesRead = bytesRead
         self.bytesDecoded = bytesDecoded
@@ -38,7 +30,7 @@ public struct QualityReport: Equatable, Sendable {
         let store = partial.store
         events = store.count
         duplicates = store.dropped.count
-        self.conflictingDuplicates = conflictingDuplicates
+        conflictingDuplicates = store.conflictingDuplicates
         var byType = [Int](repeating: 0, count: EventType.allCases.count)
         var first: Instant?, last: Instant?
         store.forEachRecord { record in

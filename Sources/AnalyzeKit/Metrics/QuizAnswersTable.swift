@@ -32,23 +32,25 @@ struct QuizAnswerRow: Equatable, Sendable {
 /// each respondent's answers are adjacent (the last is final) and each
 /// question's answers form one run, in which options are tallied in a dense
 /// table indexed by quiz-string id (no hashing per option). Memory: 48 bytes
-/// per answer event, twice while regrouping, plus about 44 for the radix sort
-/// (keys, items, order); 40 bytes per distinct quiz string for the tally.
+/// per answer event (the radix sort works in place); 40 bytes per distinct
+/// quiz string for the tally.
 enum QuizAnswersTable {
     /// What the table needs of one answer event (48 bytes), gathered in one
     /// pass so that later steps never look the answer up again.
     private struct Answer {
         /// onboarding id << 32 | element id (quiz-string ids).
         var question: UInt64
-        var profile: UInt32
-        var nanoseconds: UInt32
         var seconds: Int64
-        /// The record's extra (ordering ties).
-        var extra: Int32
-        var kind: AnswerKind
         /// The answer's options in `PartialAggregate.answerOptions`.
         var optionsStart: Int
-        var optionsCount: Int
+        /// The question's number, in the order questions were first met.
+        var number: UInt32
+        var profile: UInt32
+        var nanoseconds: UInt32
+        /// The record's extra (ordering ties).
+        var extra: Int32
+        var optionsCount: Int32
+        var kind: AnswerKind
     }
 
     /// An option's tally inside one question.
@@ -73,6 +75,9 @@ enum QuizAnswersTable {
             // Only this type has answers: identity events' extras are not looked up.
             record.type == .onboardingStateUpdated && record.extra >= 0 && !record.isRemoved
         }
+        // Questions are numbered as first met (the rows are sorted at the
+        // end, so the order of groups is free).
+        var questionNumbers: [UInt64: UInt32] = [:]
         partial.store.forEachSegment { segment in
             for index in segment.indices {
                 if index + 16 < segment.count, hasAnswer(segment[index + 16]) {
@@ -84,25 +89,21 @@ enum QuizAnswersTable {
                 }
                 let record = segment[index]
                 guard hasAnswer(record), let answer = partial.answer(of: record) else { continue }
+                let question = UInt64(answer.onboarding) << 32 | UInt64(answer.element)
+                let number = questionNumbers[question] ?? UInt32(questionNumbers.count)
+                if number == questionNumbers.count { questionNumbers[question] = number }
                 answers.append(Answer(
-                    question: UInt64(answer.onboarding) << 32 | UInt64(answer.element), profile: record.profile,
-                    nanoseconds: record.nanoseconds, seconds: record.seconds, extra: record.extra, kind: answer.kind,
-                    optionsStart: answer.optionsStart, optionsCount: Int(answer.optionsCount)))
+                    question: question, seconds: record.seconds, optionsStart: answer.optionsStart, number: number,
+                    profile: record.profile, nanoseconds: record.nanoseconds, extra: record.extra,
+                    optionsCount: answer.optionsCount, kind: answer.kind))
             }
         }
         func key(_ a: Answer) -> (Int64, UInt32, Int32) { (a.seconds, a.nanoseconds, a.extra) }
-        // Grouped by (question, profile): questions numbered as first met
-        // (the rows are sorted at the end, so the order of groups is free),
-        // then a radix sort on question number × profiles + profile (below
-        // 2⁶⁴: both factors are at most 2³²); then each respondent's few
-        // answers to a question by ordering key.
-        var questionNumbers: [UInt64: UInt64] = [:]
+        // Grouped by (question, profile): a radix sort on question number ×
+        // profiles + profile (below 2⁶⁴: both factors are at most 2³²); then
+        // each respondent's few answers to a question by ordering key.
         let profiles = UInt64(partial.identities.count + 1)
-        RadixSort.sort(&answers) { answer in
-            let number = questionNumbers[answer.question] ?? UInt64(questionNumbers.count)
-            questionNumbers[answer.question] = number
-            return number * profiles + UInt64(answer.profile)
-        }
+        RadixSort.group(&answers) { UInt64($0.number) * profiles + UInt64($0.profile) }
         RadixSort.sortRuns(&answers, sameGroup: { $0.question == $1.question && $0.profile == $1.profile }) {
             partial.orderedBefore(key($0), key($1))
         }
@@ -123,7 +124,7 @@ enum QuizAnswersTable {
                 let isFinal = runEnd + 1 == answers.count || answers[runEnd + 1].question != question
                     || answers[runEnd + 1].profile != answer.profile
                 if isFinal { respondents += 1 }
-                partial.answerOptions.withContiguous(from: answer.optionsStart, count: answer.optionsCount) { options in
+                partial.answerOptions.withContiguous(from: answer.optionsStart, count: Int(answer.optionsCount)) { options in
                     for option in options {
                         let id = Int(option.id)
                         if stats[id].selections == 0 { touched.append(option.id) }

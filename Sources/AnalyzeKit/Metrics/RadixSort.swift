@@ -3,52 +3,98 @@
 /// The tables need their events grouped by an identity or a question, then
 /// ordered by the ordering key inside each group. A comparison sort over all
 /// events pays log₂ n closure calls per event (about 20 at a million); a
-/// radix sort of the keys places each event with a couple of sequential
-/// passes, and the groups left to order by time are a handful of events each.
+/// radix sort of the keys places each event with a couple of passes, and the
+/// groups left to order by time are a handful of events each.
 enum RadixSort {
     private static let digitBits = 11
-    private static let digitMask = (1 << digitBits) - 1
+    /// Below this many values, a group is finished by insertion sort.
+    private static let smallGroup = 24
 
-    /// The permutation that orders `keys` ascending, equal keys in their
-    /// original order: element `i` of the result is the index of the `i`th
-    /// smallest key.
+    /// Reorders `values` so that their keys ascend. Values with equal keys
+    /// end up adjacent in no particular order: callers order each group by a
+    /// total order of their own (``sortRuns(_:sameGroup:by:)``), so the result
+    /// does not depend on where values started.
     ///
-    /// Performance: a least-significant-digit radix sort, 11 bits per pass
-    /// and only as many passes as the largest key needs (two for keys below
-    /// 2²²). Each pass reads one buffer of 16-byte (key, index) items in order
-    /// and writes another through 2 048 running cursors, so it streams
-    /// instead of scattering at random; 32 bytes per key while it runs.
-    static func order(of keys: [UInt64]) -> [UInt32] {
-        precondition(keys.count <= Int(UInt32.max), "too many keys to order")
-        struct Item { var key: UInt64; var index: UInt32 }
-        var items = keys.enumerated().map { Item(key: $1, index: UInt32(truncatingIfNeeded: $0)) }
-        let largest = keys.max() ?? 0
-        var shift = 0
-        var other = [Item](repeating: Item(key: 0, index: 0), count: items.count)
-        var next = [Int](repeating: 0, count: digitMask + 1)
-        while shift < 64 && largest >> UInt64(shift) != 0 {
-            for i in next.indices { next[i] = 0 }
-            for item in items { next[Int(truncatingIfNeeded: item.key >> UInt64(shift)) & digitMask] += 1 }
-            var start = 0
-            for i in next.indices { (next[i], start) = (start, start + next[i]) }
-            other.withUnsafeMutableBufferPointer { target in
-                for item in items {
-                    let digit = Int(truncatingIfNeeded: item.key >> UInt64(shift)) & digitMask
-                    target[next[digit]] = item
-                    next[digit] += 1
-                }
-            }
-            swap(&items, &other)
-            shift += digitBits
+    /// Performance: an in-place most-significant-digit radix sort (American
+    /// flag sort), 11 bits per pass, only as many as the largest key needs,
+    /// with insertion sort for small groups. It takes no memory beyond the
+    /// values (a stable sort needs a second buffer, and keys beside it).
+    /// `key` is called a few times per value per pass, so it should be cheap.
+    static func group<T>(_ values: inout [T], by key: (T) -> UInt64) {
+        guard values.count > 1 else { return }
+        var largest: UInt64 = 0
+        for value in values { largest = max(largest, key(value)) }
+        let bits = UInt64.bitWidth - largest.leadingZeroBitCount
+        values.withUnsafeMutableBufferPointer { buffer in
+            group(buffer, below: bits, by: key)
         }
-        return items.map(\.index)
     }
 
-    /// Reorders `values` so that their keys ascend (stable; see ``order(of:)``).
-    static func sort<T>(_ values: inout [T], by key: (T) -> UInt64) {
-        guard values.count > 1 else { return }
-        let order = order(of: values.map(key))
-        values = order.map { values[Int($0)] }
+    /// Groups `buffer`, whose keys agree above bit `bits`, by bits `0..<bits`.
+    private static func group<T>(_ buffer: UnsafeMutableBufferPointer<T>, below bits: Int, by key: (T) -> UInt64) {
+        guard bits > 0 && buffer.count > 1 else { return }
+        if buffer.count <= smallGroup {
+            insertionSort(buffer, by: key)
+            return
+        }
+        let width = min(digitBits, bits)
+        let shift = UInt64(bits - width)
+        let mask = UInt64(1) << UInt64(width) - 1
+        @inline(__always) func digit(_ value: T) -> Int { Int(truncatingIfNeeded: (key(value) >> shift) & mask) }
+        let radix = 1 << width
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * radix) { scratch in
+            // heads[d]: where the next value of digit d goes; ends[d]: where
+            // digit d's bucket ends.
+            let heads = UnsafeMutableBufferPointer(rebasing: scratch[0..<radix])
+            let ends = UnsafeMutableBufferPointer(rebasing: scratch[radix..<(2 * radix)])
+            heads.initialize(repeating: 0)
+            for value in buffer { heads[digit(value)] += 1 }
+            var start = 0
+            for d in 0..<radix {
+                let count = heads[d]
+                heads[d] = start
+                start += count
+                ends[d] = start
+            }
+            // Each value is carried along a cycle of displaced values until a
+            // value of bucket d is left for bucket d's next place.
+            for d in 0..<radix {
+                while heads[d] < ends[d] {
+                    var value = buffer[heads[d]]
+                    var target = digit(value)
+                    while target != d {
+                        swap(&value, &buffer[heads[target]])
+                        heads[target] += 1
+                        target = digit(value)
+                    }
+                    buffer[heads[d]] = value
+                    heads[d] += 1
+                }
+            }
+            // heads[d] is now ends[d]: each bucket spans the previous end to its own.
+            guard shift > 0 else { return }
+            var bucketStart = 0
+            for d in 0..<radix {
+                let bucketEnd = ends[d]
+                if bucketEnd - bucketStart > 1 {
+                    group(UnsafeMutableBufferPointer(rebasing: buffer[bucketStart..<bucketEnd]), below: Int(shift), by: key)
+                }
+                bucketStart = bucketEnd
+            }
+        }
+    }
+
+    private static func insertionSort<T>(_ buffer: UnsafeMutableBufferPointer<T>, by key: (T) -> UInt64) {
+        for i in 1..<buffer.count {
+            let value = buffer[i]
+            let k = key(value)
+            var j = i
+            while j > 0 && key(buffer[j - 1]) > k {
+                buffer[j] = buffer[j - 1]
+                j -= 1
+            }
+            buffer[j] = value
+        }
     }
 
     /// Sorts each run of adjacent values that `sameGroup` puts together with
