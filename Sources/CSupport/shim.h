@@ -14,6 +14,12 @@ static inline void analyze_return_large_blocks_to_the_system(void) {
     mallopt(M_MMAP_THRESHOLD, 1 << 20);
 }
 
+/// Gives memory that was freed but is still held by malloc (blocks below the
+/// mmap threshold, in any thread's arena) back to the system.
+static inline void analyze_return_free_memory(void) {
+    malloc_trim(0);
+}
+
 /// Asks the CPU to start loading the cache line at `address` (a hint: never
 /// faults, even for an address past the end of a buffer).
 static inline void analyze_prefetch(const void *address) {

@@ -2,19 +2,14 @@
 import EventGenerator
 import XCTest
 
-/// The event store against a model: every key keeps its copy with the
-/// smallest position, every other copy is dropped and counted as conflicting
-/// when its content differs from the kept copy's, whatever store saw which
-/// copy, in whatever tree the stores merge, and whether some were settled
-/// before merging.
+/// The event store against a model: every key keeps its earliest copy in
+/// input order (by chunk, then line), every other copy is dropped and
+/// counted as conflicting when its content differs from the kept copy's,
+/// whatever store saw which chunk, in whatever order, in whatever tree the
+/// stores merge, and whether some were settled before merging.
 final class EventStoreTests: XCTestCase {
     private func key(_ n: Int) -> EventKey {
         Array("event-\(n)".utf8).withUnsafeBytes { EventKey($0) }
-    }
-
-    private func record(key n: Int, position: UInt64, seconds: Int64, device: UInt32) -> EventRecord {
-        EventRecord(key: key(n), position: position, seconds: seconds, fingerprint: UInt64(n), nanoseconds: 0,
-                    extra: -1, device: device, profile: 0, customerUser: 0, type: .identify)
     }
 
     func testMergedStoresKeepTheEarliestCopyOfEachEvent() {
@@ -23,23 +18,35 @@ final class EventStoreTests: XCTestCase {
         // merges adopt partly filled segments into the middle of a list).
         for copies in [1, 2, 17, 300, 1_000, 40_000, 70_000] {
             let distinctKeys = max(1, copies * 2 / 3)
-            // Unique positions in a random order; some keys get several copies.
-            var positions = Array(0..<UInt64(copies))
-            positions.shuffle(using: &rng)
+            // Chunks of 1–8 lines; a chunk is read by one store, line by
+            // line, and stores read their chunks in any order.
+            var chunks: [[Int]] = []
+            var lineCount = 0
+            while lineCount < copies {
+                let lines = min(copies - lineCount, Int(rng.next() % 8) + 1)
+                chunks.append(Array(lineCount..<(lineCount + lines)))
+                lineCount += lines
+            }
+            // Each copy: its key, its seconds (its content), its chunk.
+            let keys = (0..<copies).map { _ in Int(rng.next() % UInt64(distinctKeys)) }
+            let seconds = (0..<copies).map { _ in Int64(rng.next() % 1_000) }
             let storeCount = Int(rng.next() % 5) + 1
             var stores = [EventStore](repeating: EventStore(), count: storeCount)
-            var earliest: [EventKey: (position: UInt64, seconds: Int64)] = [:]
-            var copiesPerKey: [EventKey: [Int64]] = [:]
-            for position in positions {
-                let n = Int(rng.next() % UInt64(distinctKeys))
-                let seconds = Int64(rng.next() % 1_000)
-                // Each store numbers identities its own way: store s adds s.
+            for sequence in chunks.indices.shuffled(using: &rng) {
                 let target = Int(rng.next() % UInt64(storeCount))
-                stores[target].append(record(key: n, position: position, seconds: seconds, device: UInt32(n + target)))
-                let k = key(n)
-                copiesPerKey[k, default: []].append(seconds)
-                if earliest[k].map({ position < $0.position }) ?? true { earliest[k] = (position, seconds) }
+                for id in chunks[sequence] {
+                    // Each store numbers identities its own way: store s adds
+                    // s to the device. The extra (not content) carries the copy's id.
+                    let record = EventRecord(seconds: seconds[id], nanoseconds: 0, extra: Int32(id),
+                                             device: UInt32(keys[id] + target), profile: 0,
+                                             customerUser: 0, type: .identify)
+                    stores[target].append(record, copy: EventCopy(key: key(keys[id]), sequence: sequence,
+                                                                  fingerprint: UInt64(keys[id])))
+                }
             }
+            // Copies are numbered in input order, so the earliest has the smallest id.
+            var earliest: [Int: Int] = [:]
+            for id in 0..<copies where earliest[keys[id]] == nil { earliest[keys[id]] = id }
             // Merge in a random tree, as partials merge (stores that already
             // hold adopted records get absorbed in turn); absorbing maps the
             // other store's identities to this store's numbering.
@@ -56,29 +63,32 @@ final class EventStoreTests: XCTestCase {
             var (merged, offset) = tree[0]
             merged.settle()
             XCTAssertEqual(merged.count, earliest.count, "copies \(copies)")
-            var seen: [EventKey: EventRecord] = [:]
+            var kept: [Int: EventRecord] = [:]
             merged.forEachRecord { record in
-                XCTAssertNil(seen[record.key], "a key scanned twice")
-                seen[record.key] = record
-                XCTAssertEqual(record.position, earliest[record.key]?.position)
-                XCTAssertEqual(record.seconds, earliest[record.key]?.seconds)
-                XCTAssertEqual(record.key, key(Int(record.device - offset)), "identities renumbered")
+                let n = Int(record.device - offset)
+                XCTAssertNil(kept[n], "a key scanned twice")
+                kept[n] = record
+                XCTAssertEqual(Int(record.extra), earliest[n], "copies \(copies): the earliest copy is kept")
             }
-            XCTAssertEqual(seen.count, earliest.count)
-            let droppedCount = copiesPerKey.values.reduce(0) { $0 + $1.count - 1 }
-            XCTAssertEqual(merged.dropped.count, droppedCount, "copies \(copies)")
-            for copy in merged.dropped {
-                let kept = seen[copy.key]
-                XCTAssertNotNil(kept)
-                XCTAssertLessThan(kept!.position, copy.position)
-                XCTAssertEqual(copy.device, kept!.device, "identities renumbered in dropped copies too")
+            XCTAssertEqual(kept.count, earliest.count)
+            XCTAssertEqual(merged.dropped.count, copies - earliest.count, "copies \(copies)")
+            var droppedIDs = Set<Int>()
+            for entry in merged.dropped {
+                let n = Int(entry.record.device - offset)
+                XCTAssertEqual(keys[Int(entry.record.extra)], n, "identities renumbered in dropped copies too")
+                XCTAssertNotEqual(Int(entry.record.extra), earliest[n])
+                droppedIDs.insert(Int(entry.record.extra))
             }
+            XCTAssertEqual(droppedIDs.count, copies - earliest.count, "each later copy dropped once")
             // A dropped copy conflicts when its content (here: its seconds)
             // differs from the earliest copy's.
-            let conflicts = copiesPerKey.reduce(0) { count, entry in
-                count + entry.value.filter { $0 != earliest[entry.key]!.seconds }.count
-            }
+            let conflicts = (0..<copies).filter { seconds[$0] != seconds[earliest[keys[$0]]!] }.count
             XCTAssertEqual(merged.conflictingDuplicates, conflicts, "copies \(copies)")
+            // What only settling reads can then be freed; the records stay.
+            merged.releaseCopies()
+            var scanned = 0
+            merged.forEachRecord { _ in scanned += 1 }
+            XCTAssertEqual(scanned, earliest.count)
         }
     }
 }

@@ -3,15 +3,16 @@ import XCTest
 
 /// Memory per event is a documented property (docs/architecture.md): keep it.
 final class LayoutTests: XCTestCase {
-    func testEventRecordStaysSixtyFourBytes() {
-        XCTAssertEqual(MemoryLayout<EventRecord>.stride, 64)
+    func testPerEventStructuresHaveTheDocumentedSizes() {
+        XCTAssertEqual(MemoryLayout<EventRecord>.stride, 32)
+        XCTAssertEqual(MemoryLayout<EventCopy>.stride, 24)
         XCTAssertEqual(MemoryLayout<EventExtra>.stride, 16)
     }
 
     /// The per-worker working sets the architecture page lists.
     func testPerWorkerBuffersHaveTheDocumentedSizes() {
         XCTAssertEqual(MemoryLayout<ActionTape.Entry>.stride, 56)
-        XCTAssertEqual(MemoryLayout<PendingEvent>.stride, 184)
+        XCTAssertEqual(MemoryLayout<PendingEvent>.stride, 176)
         XCTAssertEqual(MemoryLayout<AnswerRecord>.stride, 24)
         XCTAssertEqual(MemoryLayout<AnswerOption>.stride, 12)
     }

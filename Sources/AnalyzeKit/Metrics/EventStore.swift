@@ -9,17 +9,15 @@ struct EventKey: Hashable {
     }
 }
 
-/// One accepted event, reduced to what the metrics read (64 bytes).
+/// One accepted event, reduced to what the metrics read (32 bytes).
 ///
 /// Identities are ids of the partial's ``Interner`` plus one (0 = none).
 /// Identity events and quiz answers also have an ``EventExtra`` (their
-/// `event_id` bytes, for ordering ties, and their answer).
+/// `event_id` bytes, for ordering ties, and their answer). What settling
+/// duplicates reads is kept apart, in an ``EventCopy`` per record, and freed
+/// before the metrics are computed.
 struct EventRecord {
-    var key: EventKey
-    /// Input order: chunk sequence << 32 | line index in the chunk.
-    var position: UInt64
     var seconds: Int64
-    var fingerprint: UInt64
     var nanoseconds: UInt32
     /// Index into `PartialAggregate.extras`, or -1.
     var extra: Int32
@@ -30,20 +28,58 @@ struct EventRecord {
 
     var instant: Instant { Instant(seconds: seconds, nanoseconds: nanoseconds) }
 
-    /// The position of a record that a merge found to be a later copy of a
-    /// kept one: it stays where it is (records are never moved) and every
-    /// scan skips it.
-    static let removedPosition = UInt64.max
+    /// The nanoseconds of a record that settling found to be a later copy of
+    /// a kept one (no instant has them): it stays where it is (records are
+    /// never moved) and every scan skips it.
+    static let removedNanoseconds = UInt32.max
 
-    var isRemoved: Bool { position == Self.removedPosition }
+    var isRemoved: Bool { nanoseconds == Self.removedNanoseconds }
 
     /// Whether a dropped duplicate differs from the kept one in anything the
-    /// metrics read (SPEC §2, conflicting duplicates).
-    func hasSameContent(as other: EventRecord) -> Bool {
+    /// metrics read (SPEC §2, conflicting duplicates), given both copies.
+    func hasSameContent(as other: EventRecord, copies: (EventCopy, EventCopy)) -> Bool {
         type == other.type && seconds == other.seconds && nanoseconds == other.nanoseconds
             && device == other.device && profile == other.profile && customerUser == other.customerUser
-            && fingerprint == other.fingerprint
+            && copies.0.fingerprint == copies.1.fingerprint
     }
+}
+
+/// Which event a record is a copy of, where the copy came from, and a
+/// fingerprint of the content its ``EventRecord`` does not hold (the
+/// action's): what settling duplicates reads (24 bytes).
+struct EventCopy {
+    /// The low half of the event's ``EventKey``.
+    var keyLow: UInt64
+    var fingerprint: UInt64
+    /// The top 32 bits of the key's high half (they choose the shard and
+    /// the index tag). With `keyLow`, 96 bits of key: two distinct ids
+    /// among 10⁹ events share them with a probability below 10⁻¹¹.
+    var keyHigh: UInt32
+    /// The sequence number of the chunk the copy came from. Copies from one
+    /// chunk are in one partial, appended in line order, so the chunk and
+    /// the order of appending give the input order.
+    var sequence: UInt32
+
+    init(key: EventKey, sequence: Int, fingerprint: UInt64) {
+        precondition(sequence < Int(Self.removedSequence), "too many chunks")
+        keyLow = key.low
+        keyHigh = UInt32(truncatingIfNeeded: key.high >> 32)
+        self.sequence = UInt32(truncatingIfNeeded: sequence)
+        self.fingerprint = fingerprint
+    }
+
+    /// The sequence of a copy that settling removed (see ``EventRecord/isRemoved``).
+    static let removedSequence = UInt32.max
+
+    var isRemoved: Bool { sequence == Self.removedSequence }
+
+    func isCopy(of other: EventCopy) -> Bool { keyLow == other.keyLow && keyHigh == other.keyHigh }
+}
+
+/// A copy that lost to an earlier one, whole.
+struct DroppedCopy {
+    var record: EventRecord
+    var copy: EventCopy
 }
 
 /// What only identity events and quiz answers carry: where their `event_id`
@@ -101,13 +137,10 @@ struct EventStore {
     static let shardCount = 16
     private(set) var shards = [EventShard](repeating: EventShard(), count: shardCount)
 
-    @inline(__always)
-    private static func shard(_ key: EventKey) -> Int { Int(truncatingIfNeeded: key.high >> 60) }
-
     /// Adds a copy of an event; duplicates are settled by ``settle()``.
     @inline(__always)
-    mutating func append(_ record: EventRecord) {
-        shards[Self.shard(record.key)].append(record)
+    mutating func append(_ record: EventRecord, copy: EventCopy) {
+        shards[Int(truncatingIfNeeded: copy.keyHigh >> 28)].append(record, copy: copy)
     }
 
     /// Kept events (before ``settle()``: every record appended or adopted).
@@ -134,7 +167,7 @@ struct EventStore {
     }
 
     /// Every dropped duplicate, shard by shard.
-    var dropped: FlattenSequence<LazyMapSequence<[EventShard], [EventRecord]>> {
+    var dropped: FlattenSequence<LazyMapSequence<[EventShard], [DroppedCopy]>> {
         shards.lazy.map(\.dropped).joined()
     }
 
@@ -163,6 +196,12 @@ struct EventStore {
         forEachShardConcurrently { _, shard in shard.settle() }
     }
 
+    /// Frees what only settling reads (24 bytes per record), after the last
+    /// ``settle()``: the store can then be scanned, not merged or settled.
+    mutating func releaseCopies() {
+        for i in shards.indices { shards[i].releaseCopies() }
+    }
+
     /// Calls `body` with each shard's index and the shard, concurrently.
     private mutating func forEachShardConcurrently(_ body: @Sendable (Int, inout EventShard) -> Void) {
         shards.withUnsafeMutableBufferPointer { shards in
@@ -174,12 +213,13 @@ struct EventStore {
 
 /// One shard of an ``EventStore``: the records whose key hash falls here.
 ///
-/// Performance: records are appended to a ``SegmentedArray`` (1 MiB segments
-/// of 16 384 records), which never copies them as it grows or merges.
-/// ``settle()`` looks every record up once in an index built for that moment
-/// at its final size: open addressing (linear probing, ≤ 2/3 load) over
-/// 8-byte slots holding 32 bits of the key (the tag) beside the record's
-/// handle, so a probe reads a record only when the tags match. The index is
+/// Performance: records and their copies' keys are appended to two
+/// ``SegmentedArray``s in step (1 MiB segments of 32 768 entries, so a handle
+/// names both), which never copy as they grow or merge. ``settle()`` reads
+/// the keys alone and looks every copy up once, in an index built for that
+/// moment at its final size: open addressing (linear probing, ≤ 2/3 load)
+/// over 8-byte slots holding 32 bits of the key (the tag) beside the
+/// handle, so a probe reads a key only when the tags match. The index is
 /// freed before ``settle()`` returns.
 struct EventShard {
     typealias Handle = SegmentedArray<EventRecord>.Handle
@@ -187,29 +227,32 @@ struct EventShard {
     /// Kept records, and (after ``settle()``) removed ones that every scan
     /// skips.
     private(set) var records = SegmentedArray<EventRecord>()
+    /// Beside each record (same handle): its key, chunk and fingerprint,
+    /// until ``releaseCopies()``.
+    private var copies = SegmentedArray<EventCopy>()
     /// Kept records, counting the unsettled ones.
     private(set) var count = 0
     /// Every copy that lost to an earlier one.
-    private(set) var dropped: [EventRecord] = []
+    private(set) var dropped: [DroppedCopy] = []
     /// How many of `dropped` differ from the copy kept (as of the last
     /// ``settle()``).
     private(set) var conflictingDuplicates = 0
 
-    /// 32 bits of the key. (The top 4 chose the shard: the home slot uses the
-    /// low bits.)
-    @inline(__always)
-    private static func tag(_ key: EventKey) -> UInt64 { key.high >> 32 }
+    init() {
+        precondition(records.shift == copies.shift, "records and copies share handles")
+    }
 
-    /// The slot entry for a record: its tag beside its handle plus one.
+    /// The slot entry for a copy: its tag beside its handle plus one.
     @inline(__always)
-    private static func slot(tag: UInt64, handle: Handle) -> UInt64 {
+    private static func slot(tag: UInt32, handle: Handle) -> UInt64 {
         precondition(handle < Int(UInt32.max), "too many records in one shard")
-        return tag << 32 | UInt64(handle + 1)
+        return UInt64(tag) << 32 | UInt64(handle + 1)
     }
 
     @inline(__always)
-    mutating func append(_ record: EventRecord) {
+    mutating func append(_ record: EventRecord, copy: EventCopy) {
         records.append(record)
+        copies.append(copy)
         count += 1
     }
 
@@ -221,60 +264,69 @@ struct EventShard {
     mutating func absorb(_ other: consuming EventShard, _ remap: (EventRecord) -> EventRecord) {
         var other = other
         var incoming = other.records
+        let incomingCopies = other.copies
         let incomingDropped = other.dropped
+        precondition(copies.count == records.count && incomingCopies.count == incoming.count,
+                     "a store merged after releaseCopies()")
         count += other.count
         other = EventShard()
         incoming.updateEach { record in
             if !record.isRemoved { record = remap(record) }
         }
         records.adopt(incoming)
+        copies.adopt(incomingCopies)
         dropped.reserveCapacity(dropped.count + incomingDropped.count)
-        for record in incomingDropped { dropped.append(remap(record)) }
+        for var entry in incomingDropped {
+            entry.record = remap(entry.record)
+            dropped.append(entry)
+        }
     }
 
-    /// See ``EventStore/settle()``. Every kept record is looked up in an
-    /// index of this shard's kept records, in handle order; a key met again
-    /// keeps the earlier copy (by position) in the first record's place, and
-    /// the later record is marked removed.
+    /// See ``EventStore/settle()``. Every kept copy is looked up in an index
+    /// of this shard's kept copies, in handle order; a key met again keeps
+    /// the earlier copy (by chunk, then by handle: the order of appending)
+    /// in the first record's place, and the later record is marked removed.
     ///
     /// Settling is idempotent, and records adopted from a settled shard are
     /// settled again with the rest: each was kept there, but may be a copy
     /// of one kept here.
     mutating func settle() {
+        precondition(copies.count == records.count, "a store settled after releaseCopies()")
         var size = 256
         while size * 2 < count * 3 { size *= 2 }
         var slots = [UInt64](repeating: 0, count: size)
         let mask = size - 1
         var kept = 0
         slots.withUnsafeMutableBufferPointer { slots in
-            for range in records.handleRanges(from: 0) {
+            for range in copies.handleRanges(from: 0) {
                 for handle in range {
                     // Each lookup probes a random slot: ask for the slot of a
-                    // record a few places ahead.
+                    // copy a few places ahead.
                     if handle + 8 < range.upperBound {
-                        analyze_prefetch(slots.baseAddress! + (Int(truncatingIfNeeded: Self.tag(records[handle + 8].key)) & mask))
+                        analyze_prefetch(slots.baseAddress! + (Int(truncatingIfNeeded: copies[handle + 8].keyHigh) & mask))
                     }
-                    let record = records[handle]
-                    guard !record.isRemoved else { continue }
-                    let tag = Self.tag(record.key)
-                    var slot = Int(truncatingIfNeeded: tag) & mask
+                    let copy = copies[handle]
+                    guard !copy.isRemoved else { continue }
+                    var slot = Int(truncatingIfNeeded: copy.keyHigh) & mask
                     while true {
                         let entry = slots[slot]
                         if entry == 0 {
-                            slots[slot] = Self.slot(tag: tag, handle: handle)
+                            slots[slot] = Self.slot(tag: copy.keyHigh, handle: handle)
                             kept += 1
                             break
                         }
-                        let other = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
-                        if entry >> 32 == tag && records[other].key == record.key {
+                        let first = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
+                        if entry >> 32 == UInt64(copy.keyHigh) && copies[first].isCopy(of: copy) {
                             // The earlier copy stays in the first record's place.
-                            if record.position < records[other].position {
-                                dropped.append(records[other])
-                                records[other] = record
+                            if copy.sequence < copies[first].sequence {
+                                dropped.append(DroppedCopy(record: records[first], copy: copies[first]))
+                                records[first] = records[handle]
+                                copies[first] = copy
                             } else {
-                                dropped.append(record)
+                                dropped.append(DroppedCopy(record: records[handle], copy: copy))
                             }
-                            records[handle].position = EventRecord.removedPosition
+                            records[handle].nanoseconds = EventRecord.removedNanoseconds
+                            copies[handle].sequence = EventCopy.removedSequence
                             break
                         }
                         slot = (slot + 1) & mask
@@ -287,21 +339,27 @@ struct EventShard {
         // recounted over every dropped copy, old and new.
         conflictingDuplicates = 0
         slots.withUnsafeBufferPointer { slots in
-            for copy in dropped {
-                let tag = Self.tag(copy.key)
-                var slot = Int(truncatingIfNeeded: tag) & mask
+            for entry in dropped {
+                var slot = Int(truncatingIfNeeded: entry.copy.keyHigh) & mask
                 while true {
-                    let entry = slots[slot]
-                    precondition(entry != 0, "a dropped copy without a kept one")
-                    let handle = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
-                    if entry >> 32 == tag && records[handle].key == copy.key {
-                        if !records[handle].hasSameContent(as: copy) { conflictingDuplicates += 1 }
+                    let indexed = slots[slot]
+                    precondition(indexed != 0, "a dropped copy without a kept one")
+                    let handle = Int(truncatingIfNeeded: indexed & 0xFFFF_FFFF) - 1
+                    if indexed >> 32 == UInt64(entry.copy.keyHigh) && copies[handle].isCopy(of: entry.copy) {
+                        if !records[handle].hasSameContent(as: entry.record, copies: (copies[handle], entry.copy)) {
+                            conflictingDuplicates += 1
+                        }
                         break
                     }
                     slot = (slot + 1) & mask
                 }
             }
         }
+    }
+
+    /// See ``EventStore/releaseCopies()``.
+    mutating func releaseCopies() {
+        copies = SegmentedArray()
     }
 }
 

@@ -1,3 +1,4 @@
+import CSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -220,16 +221,14 @@ struct PartialAggregate {
         }
         pending.append(PendingEvent(
             record: EventRecord(
-                key: key,
-                position: position,
                 seconds: event.instant.seconds,
-                fingerprint: event.contentFingerprint,
                 nanoseconds: event.instant.nanoseconds,
                 extra: extra,
                 device: 0,
                 profile: 0,
                 customerUser: 0,
                 type: event.type),
+            copy: EventCopy(key: key, sequence: Int(position >> 32), fingerprint: event.contentFingerprint),
             device: identity(event.deviceID, last: &lastIdentityBytes.device),
             profile: identity(event.profileID, last: &lastIdentityBytes.profile),
             customerUser: identity(event.customerUserID, last: &lastIdentityBytes.customerUser)))
@@ -277,7 +276,7 @@ struct PartialAggregate {
             if event.device.isPresent { recentIdentities.device = record.device }
             if event.profile.isPresent { recentIdentities.profile = record.profile }
             if event.customerUser.isPresent { recentIdentities.customerUser = record.customerUser }
-            store.append(record)
+            store.append(record, copy: event.copy)
         }
         if !pendingBytes.isEmpty { pendingBytes.removeAll(keepingCapacity: true) }
     }
@@ -349,13 +348,19 @@ struct PartialAggregate {
         }
     }
 
-    /// Settles duplicates (``EventStore/settle()``) and frees the
-    /// interners' lookup indexes: after the last merge, the metric tables
-    /// only scan records and read strings by id.
+    /// Settles duplicates (``EventStore/settle()``), then frees what only
+    /// settling and merging read: the copies' keys and the interners' lookup
+    /// indexes. After the last merge, the metric tables only scan records and
+    /// read strings by id.
     mutating func settle() {
         store.settle()
+        store.releaseCopies()
         identities.releaseIndex()
         quizStrings.releaseIndex()
+        // The copies' segments (768 KiB each) are below malloc's mmap
+        // threshold: without this they would stay resident, unused by the
+        // tables' large arrays.
+        analyze_return_free_memory()
     }
 
     private static func mergeSamples(_ a: [RejectEntry], _ b: [RejectEntry], limit: Int) -> [RejectEntry] {

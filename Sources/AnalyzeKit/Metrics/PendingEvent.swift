@@ -7,6 +7,7 @@
 struct PendingEvent {
     /// Complete except for the identity ids.
     var record: EventRecord
+    var copy: EventCopy
     var device: PendingIdentity
     var profile: PendingIdentity
     var customerUser: PendingIdentity
