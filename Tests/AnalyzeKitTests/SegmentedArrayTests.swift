@@ -70,6 +70,58 @@ final class SegmentedArrayTests: XCTestCase {
         }
     }
 
+    /// Copies share segments until one changes: then each sees only its own
+    /// changes (appends into the shared last segment included).
+    func testCopiesAreIndependentValues() {
+        var original = SegmentedArray<Int>()
+        for value in 0..<1_000 { original.append(value) }
+        var copy = original
+        copy.append(-1)
+        copy[5] = -5
+        original.append(7)
+        original[6] = -6
+        XCTAssertEqual(original.count, 1_001)
+        XCTAssertEqual(copy.count, 1_001)
+        XCTAssertEqual(original[1_000], 7)
+        XCTAssertEqual(copy[1_000], -1)
+        XCTAssertEqual(original[5], 5)
+        XCTAssertEqual(copy[5], -5)
+        XCTAssertEqual(original[6], -6)
+        XCTAssertEqual(copy[6], 6)
+        var updated = original
+        updated.updateEach { $0 += 1 }
+        XCTAssertEqual(original[0], 0)
+        XCTAssertEqual(updated[0], 1)
+        // Adopting a copy leaves the original whole.
+        var target = SegmentedArray<Int>()
+        target.append(42)
+        let base = target.adoptionBase
+        target.adopt(copy)
+        XCTAssertEqual(target[base + 1_000], -1)
+        XCTAssertEqual(copy[1_000], -1)
+        XCTAssertEqual(copy.count, 1_001)
+    }
+
+    /// Adopting chains the other array's segments on: its elements stay
+    /// where they were (a merge copies nothing).
+    func testAdoptionMovesNoElement() {
+        var target = SegmentedArray<Int>()
+        var source = SegmentedArray<Int>()
+        for value in 0..<300_000 { source.append(value) }  // three segments
+        target.append(1)
+        let addresses = source.handleRanges(from: 0).map { range in
+            source.withContiguous(from: range.lowerBound, count: 1) { UInt(bitPattern: $0.baseAddress) }
+        }
+        let base = target.adoptionBase
+        target.adopt(consume source)
+        let adopted = target.handleRanges(from: base).map { range in
+            target.withContiguous(from: range.lowerBound, count: 1) { UInt(bitPattern: $0.baseAddress) }
+        }
+        XCTAssertEqual(adopted, addresses)
+        XCTAssertEqual(target.count, 300_001)
+        XCTAssertEqual(target[base + (2 << target.shift) + 5], 2 * 131_072 + 5)
+    }
+
     func testSegmentsHoldAboutOneMebibyte() {
         XCTAssertEqual(SegmentedArray<UInt8>().shift, 20)
         XCTAssertEqual(SegmentedArray<UInt64>().shift, 17)

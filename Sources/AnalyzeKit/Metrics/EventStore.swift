@@ -135,7 +135,8 @@ struct EventExtra {
 /// its final size.
 struct EventStore {
     static let shardCount = 16
-    private(set) var shards = [EventShard](repeating: EventShard(), count: shardCount)
+    // Each shard made apart (not `repeating:`), so no two share empty storage.
+    private(set) var shards = (0..<shardCount).map { _ in EventShard() }
 
     /// Adds a copy of an event; duplicates are settled by ``settle()``.
     @inline(__always)
@@ -273,8 +274,8 @@ struct EventShard {
         incoming.updateEach { record in
             if !record.isRemoved { record = remap(record) }
         }
-        records.adopt(incoming)
-        copies.adopt(incomingCopies)
+        records.adopt(consume incoming)
+        copies.adopt(consume incomingCopies)
         dropped.reserveCapacity(dropped.count + incomingDropped.count)
         for var entry in incomingDropped {
             entry.record = remap(entry.record)

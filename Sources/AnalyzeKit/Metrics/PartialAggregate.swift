@@ -334,10 +334,10 @@ struct PartialAggregate {
         otherOptions.updateEach { option in
             option = AnswerOption(id: quizMap[Int(option.id)], value: quizMap[Int(option.value)], label: quizMap[Int(option.label)])
         }
-        eventIDs.adopt(otherIDs)
-        extras.adopt(otherExtras)
-        answers.adopt(otherAnswers)
-        answerOptions.adopt(otherOptions)
+        eventIDs.adopt(consume otherIDs)
+        extras.adopt(consume otherExtras)
+        answers.adopt(consume otherAnswers)
+        answerOptions.adopt(consume otherOptions)
         store.absorb(otherStore) { record in
             var r = record
             if r.device != 0 { r.device = identityMap[Int(r.device - 1)] + 1 }

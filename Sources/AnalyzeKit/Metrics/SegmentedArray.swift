@@ -17,17 +17,31 @@ import CSupport
 /// current segment starts the next one, and adopted segments start after the
 /// last one), so they are handles, not indices.
 ///
-/// Performance: access is a shift, a mask and two loads. Segments hold about
-/// 1 MiB (a power-of-two number of elements); their memory is reserved whole
-/// but, coming from `mmap`, only pages written to cost memory. A run longer
-/// than a segment gets a segment of its own, so a run is always contiguous.
-struct SegmentedArray<Element> {
+/// It is a value: copies share their segments until one of them changes
+/// (copy on write, as `Array` does).
+///
+/// Performance: segments hold about 1 MiB (a power-of-two number of
+/// elements); their memory is reserved whole but, coming from `mmap`, only
+/// pages written to cost memory. A run longer than a segment gets a segment
+/// of its own, so a run is always contiguous. The array keeps raw pointers to
+/// its segment table and its last segment, so access is a shift, a mask and
+/// two loads, and an append is a uniqueness check and a store (an array of
+/// arrays paid two uniqueness checks, two bounds checks and a capacity check
+/// per append: about 130 instructions for a record and its copy's key).
+struct SegmentedArray<Element: BitwiseCopyable> {
     typealias Handle = Int
 
     /// log₂ of the elements per segment: 1 MiB of them, rounded down to a
     /// power of two.
     let shift: Int
-    private var segments: [[Element]] = []
+    private var storage = Storage()
+    /// `storage.table`, cached so that reads touch no class property.
+    private var table: UnsafeMutablePointer<UnsafeMutablePointer<Element>>?
+    /// The last segment, how many elements it holds and can hold (the
+    /// storage's `lengths` entry of the last segment is not kept current).
+    private var tail: UnsafeMutablePointer<Element>?
+    private var tailCount = 0
+    private var tailCapacity = 0
     /// Elements appended or adopted.
     private(set) var count = 0
 
@@ -40,7 +54,32 @@ struct SegmentedArray<Element> {
     private var capacity: Int { 1 << shift }
 
     /// The handle the next ``adopt(_:)`` adds to the adopted array's handles.
-    var adoptionBase: Handle { segments.count << shift }
+    var adoptionBase: Handle { storage.segmentCount << shift }
+
+    /// Makes `storage` this array's own (copying the segments if another
+    /// array shares them) before a change.
+    @inline(__always)
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage) { copyStorage() }
+    }
+
+    private mutating func copyStorage() {
+        storage.setLength(tailCount, ofLast: tail != nil)
+        storage = storage.copy()
+        syncCache()
+    }
+
+    /// Reloads the cached pointers from `storage` (after it changed).
+    private mutating func syncCache() {
+        table = storage.table
+        if storage.segmentCount > 0 {
+            tail = storage.table![storage.segmentCount - 1]
+            tailCount = storage.lengths![storage.segmentCount - 1]
+            tailCapacity = storage.capacities![storage.segmentCount - 1]
+        } else {
+            (tail, tailCount, tailCapacity) = (nil, 0, 0)
+        }
+    }
 
     /// Makes room for `n` more elements in one contiguous run: in the last
     /// segment if they fit below its capacity (so every handle's offset fits
@@ -48,63 +87,93 @@ struct SegmentedArray<Element> {
     /// is longer than a segment.
     @inline(__always)
     private mutating func ensureRoom(for n: Int) {
-        if !segments.isEmpty && segments[segments.count - 1].count + n <= capacity { return }
-        var segment: [Element] = []
-        segment.reserveCapacity(Swift.max(n, capacity))
-        segments.append(segment)
+        if tail != nil && tailCount + n <= tailCapacity { return }
+        startSegment(capacity: Swift.max(n, capacity))
+    }
+
+    private mutating func startSegment(capacity: Int) {
+        storage.setLength(tailCount, ofLast: tail != nil)
+        storage.append(UnsafeMutablePointer<Element>.allocate(capacity: capacity), length: 0, capacity: capacity)
+        syncCache()
     }
 
     /// Appends `element`; returns its handle.
     @discardableResult
+    @inline(__always)
     mutating func append(_ element: Element) -> Handle {
+        makeUnique()
         ensureRoom(for: 1)
-        let last = segments.count - 1
-        let handle = last << shift | segments[last].count
-        segments[last].append(element)
+        let offset = tailCount
+        (tail.unsafelyUnwrapped + offset).initialize(to: element)
+        tailCount = offset + 1
         count += 1
-        return handle
+        return (storage.segmentCount - 1) << shift | offset
     }
 
     /// Appends `elements` as one contiguous run; returns the handle of its
     /// first element (read the run back with ``withContiguous(from:count:_:)``).
     @discardableResult
     mutating func append(contentsOf elements: UnsafeBufferPointer<Element>) -> Handle {
+        makeUnique()
         ensureRoom(for: elements.count)
-        let last = segments.count - 1
-        let handle = last << shift | segments[last].count
-        segments[last].append(contentsOf: elements)
+        let offset = tailCount
+        if let base = elements.baseAddress {
+            (tail.unsafelyUnwrapped + offset).initialize(from: base, count: elements.count)
+        }
+        tailCount = offset + elements.count
         count += elements.count
-        return handle
+        return (storage.segmentCount - 1) << shift | offset
     }
 
     /// Chains `other`'s segments after this array's: a handle `h` of `other`
     /// is `h + adoptionBase` here (`adoptionBase` as it was before).
     mutating func adopt(_ other: consuming SegmentedArray<Element>) {
-        let other = other
-        segments.append(contentsOf: other.segments)
+        // Pass the array itself (`consume`), not a copy: a copy still held
+        // elsewhere makes the segments shared, and they are then copied.
+        other.makeUnique()
+        other.storage.setLength(other.tailCount, ofLast: other.tail != nil)
+        makeUnique()
+        storage.setLength(tailCount, ofLast: tail != nil)
+        storage.take(other.storage)
         count += other.count
+        syncCache()
     }
 
     /// Changes every element in place (in handle order).
     mutating func updateEach(_ body: (inout Element) -> Void) {
-        for s in segments.indices {
-            segments[s].withUnsafeMutableBufferPointer { buffer in
-                for i in buffer.indices { body(&buffer[i]) }
-            }
+        makeUnique()
+        for s in 0..<storage.segmentCount {
+            let base = table.unsafelyUnwrapped[s]
+            for i in 0..<length(ofSegment: s) { body(&base[i]) }
         }
     }
 
+    /// How many elements segment `s` holds.
+    @inline(__always)
+    private func length(ofSegment s: Int) -> Int {
+        s == storage.segmentCount - 1 ? tailCount : storage.lengths.unsafelyUnwrapped[s]
+    }
+
+    @inline(__always)
+    private func address(_ handle: Handle) -> UnsafeMutablePointer<Element> {
+        table.unsafelyUnwrapped[handle >> shift] + (handle & (capacity - 1))
+    }
+
+    /// The element at `handle` (a handle this array returned: not checked).
     subscript(handle: Handle) -> Element {
-        get { segments[handle >> shift][handle & (capacity - 1)] }
-        set { segments[handle >> shift][handle & (capacity - 1)] = newValue }
+        @inline(__always) get { address(handle).pointee }
+        @inline(__always) set {
+            makeUnique()
+            address(handle).pointee = newValue
+        }
     }
 
     /// The handles of the elements from `base` (an ``adoptionBase``) on, one
     /// range per segment, in order.
     func handleRanges(from base: Handle) -> [Range<Handle>] {
-        ((base >> shift)..<segments.count).map { s in
+        ((base >> shift)..<storage.segmentCount).map { s in
             let start = s << shift
-            return start..<(start + segments[s].count)
+            return start..<(start + length(ofSegment: s))
         }
     }
 
@@ -114,23 +183,86 @@ struct SegmentedArray<Element> {
     /// once a `Sequence` over joined segments; that nested flattening iterator
     /// cost tens of nanoseconds per element.)
     func forEachSegment(_ body: (UnsafeBufferPointer<Element>) -> Void) {
-        for segment in segments { segment.withUnsafeBufferPointer(body) }
+        for s in 0..<storage.segmentCount {
+            body(UnsafeBufferPointer(start: table.unsafelyUnwrapped[s], count: length(ofSegment: s)))
+        }
     }
 
     /// Starts loading the element at `handle` into the cache.
     @inline(__always)
     func prefetch(_ handle: Handle) {
-        segments[handle >> shift].withUnsafeBufferPointer {
-            analyze_prefetch($0.baseAddress! + (handle & (capacity - 1)))
-        }
+        analyze_prefetch(address(handle))
     }
 
     /// Calls `body` with the run of `count` elements appended at `start` by
     /// ``append(contentsOf:)``.
     func withContiguous<R>(from start: Handle, count: Int, _ body: (UnsafeBufferPointer<Element>) -> R) -> R {
-        segments[start >> shift].withUnsafeBufferPointer { segment in
-            let offset = start & (capacity - 1)
-            return body(UnsafeBufferPointer(rebasing: segment[offset..<(offset + count)]))
+        body(UnsafeBufferPointer(start: address(start), count: count))
+    }
+}
+
+extension SegmentedArray {
+    /// The segments: a table of their addresses, lengths and capacities,
+    /// owned by one or more arrays (copy on write). The length of the last
+    /// segment is only current after `setLength(_:ofLast:)`.
+    fileprivate final class Storage {
+        private(set) var table: UnsafeMutablePointer<UnsafeMutablePointer<Element>>?
+        private(set) var lengths: UnsafeMutablePointer<Int>?
+        private(set) var capacities: UnsafeMutablePointer<Int>?
+        private(set) var segmentCount = 0
+        private var tableCapacity = 0
+
+        deinit {
+            for s in 0..<segmentCount { table![s].deallocate() }
+            table?.deallocate()
+            lengths?.deallocate()
+            capacities?.deallocate()
+        }
+
+        func setLength(_ length: Int, ofLast hasLast: Bool) {
+            if hasLast { lengths![segmentCount - 1] = length }
+        }
+
+        func append(_ segment: UnsafeMutablePointer<Element>, length: Int, capacity: Int) {
+            if segmentCount == tableCapacity { growTable(to: Swift.max(16, 2 * tableCapacity)) }
+            table![segmentCount] = segment
+            lengths![segmentCount] = length
+            capacities![segmentCount] = capacity
+            segmentCount += 1
+        }
+
+        private func growTable(to newCapacity: Int) {
+            let newTable = UnsafeMutablePointer<UnsafeMutablePointer<Element>>.allocate(capacity: newCapacity)
+            let newLengths = UnsafeMutablePointer<Int>.allocate(capacity: newCapacity)
+            let newCapacities = UnsafeMutablePointer<Int>.allocate(capacity: newCapacity)
+            if segmentCount > 0 {
+                newTable.initialize(from: table!, count: segmentCount)
+                newLengths.initialize(from: lengths!, count: segmentCount)
+                newCapacities.initialize(from: capacities!, count: segmentCount)
+            }
+            table?.deallocate()
+            lengths?.deallocate()
+            capacities?.deallocate()
+            (table, lengths, capacities, tableCapacity) = (newTable, newLengths, newCapacities, newCapacity)
+        }
+
+        /// Moves every segment of `other` (owned by no one else) after these.
+        func take(_ other: Storage) {
+            for s in 0..<other.segmentCount {
+                append(other.table![s], length: other.lengths![s], capacity: other.capacities![s])
+            }
+            other.segmentCount = 0
+        }
+
+        /// A copy with segments of its own (lengths must be current).
+        func copy() -> Storage {
+            let copy = Storage()
+            for s in 0..<segmentCount {
+                let segment = UnsafeMutablePointer<Element>.allocate(capacity: capacities![s])
+                segment.initialize(from: table![s], count: lengths![s])
+                copy.append(segment, length: lengths![s], capacity: capacities![s])
+            }
+            return copy
         }
     }
 }
