@@ -31,8 +31,17 @@ struct JSONScanner {
     func byte(_ i: Int) -> UInt8 { base[i] }
 
     /// Skips JSON whitespace (space, tab, `\n`, `\r`).
+    ///
+    /// Performance: most calls land on a byte that is not whitespace (exports
+    /// are written without it), decided by one load and one compare before
+    /// any loop.
     @inline(__always)
     func skipWhitespace(_ i: Int) -> Int {
+        if i < end && base[i] > 0x20 { return i }
+        return skipWhitespaceRun(i)
+    }
+
+    private func skipWhitespaceRun(_ i: Int) -> Int {
         var i = i
         while i < end {
             let c = base[i]
