@@ -99,4 +99,34 @@ final class HashingAndInterningTests: XCTestCase {
         XCTAssertEqual(map, [1, 2, 0])
         XCTAssertEqual((0..<3).map { a.string(UInt32($0)) }, ["x", "y", "z"])
     }
+
+    /// Identity ids are dense in first-seen order, equal bytes share one id
+    /// and different bytes (NFC ≠ NFD, a byte apart) never do, through growth
+    /// from a tiny table; absorbing maps each of the other table's ids to the
+    /// id of the same bytes; the count survives releasing the index.
+    func testIdentityTableGivesDenseIdsByKey() {
+        var rng = SplitMix64(6)
+        var tables = [IdentityTable(capacity: 2), IdentityTable(capacity: 2)]
+        var models: [[[UInt8]: UInt32]] = [[:], [:]]
+        let words = ["d1", "d2", "é", "e\u{301}", "", "0F4BE9FA-9E89-4FF5-931B-E3D80B96A967"].map { Array($0.utf8) }
+        for step in 0..<20_000 {
+            let word = words[Int(rng.next() % UInt64(words.count))] + Array("\(rng.next() % 3_000)".utf8)
+            let t = Int(rng.next() % 2)
+            let expected = models[t][word] ?? UInt32(models[t].count)
+            let id = word.withUnsafeBytes { tables[t].intern(IdentityTable.Key($0)) }
+            XCTAssertEqual(id, expected, "step \(step)")
+            models[t][word] = expected
+        }
+        XCTAssertEqual(tables[0].count, models[0].count)
+        let map = tables[0].absorb(tables[1])
+        var merged = models[0]
+        for (word, id) in models[1].sorted(by: { $0.value < $1.value }) {
+            let expected = merged[word] ?? UInt32(merged.count)
+            merged[word] = expected
+            XCTAssertEqual(map[Int(id)], expected)
+        }
+        XCTAssertEqual(tables[0].count, merged.count)
+        tables[0].releaseIndex()
+        XCTAssertEqual(tables[0].count, merged.count)
+    }
 }

@@ -12,7 +12,7 @@ final class LayoutTests: XCTestCase {
     /// The per-worker working sets the architecture page lists.
     func testPerWorkerBuffersHaveTheDocumentedSizes() {
         XCTAssertEqual(MemoryLayout<ActionTape.Entry>.stride, 56)
-        XCTAssertEqual(MemoryLayout<PendingEvent>.stride, 176)
+        XCTAssertEqual(MemoryLayout<PendingEvent>.stride, 128)
         XCTAssertEqual(MemoryLayout<AnswerRecord>.stride, 24)
         XCTAssertEqual(MemoryLayout<AnswerOption>.stride, 12)
     }

@@ -61,6 +61,22 @@ final class MetricsTests: XCTestCase {
             """)
     }
 
+    /// An identity written with escapes is the identity it decodes to
+    /// (regression guard for identities keyed by a hash of their bytes: the
+    /// decoded bytes are hashed, never the escaped text).
+    func testEscapedIdentitiesAreTheIdentitiesTheyDecodeTo() throws {
+        let escaped = story.map { line in
+            line.replacingOccurrences(of: "\"device_id\":\"d2\"", with: "\"device_id\":\"d\\u0032\"")
+                .replacingOccurrences(of: "\"profile_id\":\"p1\",\"customer_user_id\":\"u1\"}",
+                                      with: "\"profile_id\":\"\\u00701\",\"customer_user_id\":\"\\u00751\"}")
+        }
+        XCTAssertNotEqual(escaped, story)
+        let plain = try analyze(lines: story)
+        let result = try analyze(lines: escaped)
+        XCTAssertEqual(result.installsText, plain.installsText)
+        XCTAssertEqual(result.switchesText, plain.switchesText)
+    }
+
     func testTimestampTiesAreBrokenByEventID() throws {
         // Same instant: "a" (identify → p8) sorts before "b" (activate → p7),
         // so the switch is the activation, whatever the line order.

@@ -57,7 +57,7 @@ struct PartialAggregate {
     private(set) var chunkLines: [ChunkLines] = []
     private(set) var store = EventStore()
     /// device, profile and customer user ids.
-    private(set) var identities = Interner(capacity: 256)
+    private(set) var identities = IdentityTable(capacity: 256)
     /// onboarding ids, element ids, option ids, values and labels.
     private(set) var quizStrings = Interner(capacity: 64)
     /// `event_id` bytes of events whose ordering ties matter.
@@ -67,9 +67,8 @@ struct PartialAggregate {
     private(set) var answerOptions = SegmentedArray<AnswerOption>()
 
     private var parser = EventParser()
-    /// Accepted events of the current batch, and bytes of their decoded identities.
+    /// Accepted events of the current batch.
     private var pending: [PendingEvent] = []
-    private var pendingBytes: [UInt8] = []
     /// The options of the answer being recorded (reused).
     private var answerScratch: [AnswerOption] = []
     /// The id (plus one) of each role's most recent identity, in line order.
@@ -202,21 +201,17 @@ struct PartialAggregate {
             guard let ref else { return .none }
             return parser.withBytes(of: ref) { bytes in
                 guard !ref.isDecoded, let base = bytes.baseAddress else {
-                    // Decoded from escapes (in the parser's arena, reused by the
-                    // next line): keep a copy.
-                    let offset = pendingBytes.count
-                    pendingBytes.append(contentsOf: bytes)
+                    // Decoded from escapes, in the parser's arena (reused by the
+                    // next line): not compared with the next line's.
                     last = nil
-                    return PendingIdentity(pointer: nil, offset: offset, count: bytes.count,
-                                           hash: Interner.hash(bytes), sameAsPrevious: false)
+                    return PendingIdentity(key: IdentityTable.Key(bytes), state: .lookup)
                 }
                 defer { last = bytes }
                 if let previous = last, previous.count == bytes.count,
                    RawBytes.equal(previous.baseAddress!, base, count: bytes.count) {
-                    return PendingIdentity(pointer: base, offset: 0, count: bytes.count, hash: 0, sameAsPrevious: true)
+                    return PendingIdentity(key: .zero, state: .sameAsPrevious)
                 }
-                return PendingIdentity(pointer: base, offset: 0, count: bytes.count,
-                                       hash: Interner.hash(bytes), sameAsPrevious: false)
+                return PendingIdentity(key: IdentityTable.Key(bytes), state: .lookup)
             }
         }
         pending.append(PendingEvent(
@@ -257,15 +252,15 @@ struct PartialAggregate {
         for index in 0..<(count + 2 * distance) {
             if index < count {
                 let ahead = pending[index]
-                if ahead.device.needsLookup { identities.prefetch(hash: ahead.device.hash) }
-                if ahead.profile.needsLookup { identities.prefetch(hash: ahead.profile.hash) }
-                if ahead.customerUser.needsLookup { identities.prefetch(hash: ahead.customerUser.hash) }
+                if ahead.device.needsLookup { identities.prefetch(ahead.device.key) }
+                if ahead.profile.needsLookup { identities.prefetch(ahead.profile.key) }
+                if ahead.customerUser.needsLookup { identities.prefetch(ahead.customerUser.key) }
             }
             if index >= distance && index - distance < count {
                 let ahead = pending[index - distance]
-                if ahead.device.needsLookup { identities.prefetchEntry(hash: ahead.device.hash) }
-                if ahead.profile.needsLookup { identities.prefetchEntry(hash: ahead.profile.hash) }
-                if ahead.customerUser.needsLookup { identities.prefetchEntry(hash: ahead.customerUser.hash) }
+                if ahead.device.needsLookup { identities.prefetchKey(ahead.device.key) }
+                if ahead.profile.needsLookup { identities.prefetchKey(ahead.profile.key) }
+                if ahead.customerUser.needsLookup { identities.prefetchKey(ahead.customerUser.key) }
             }
             guard index >= 2 * distance else { continue }
             let event = pending[index - 2 * distance]
@@ -278,21 +273,17 @@ struct PartialAggregate {
             if event.customerUser.isPresent { recentIdentities.customerUser = record.customerUser }
             store.append(record, copy: event.copy)
         }
-        if !pendingBytes.isEmpty { pendingBytes.removeAll(keepingCapacity: true) }
     }
 
     /// The id (plus one) of a pending identity, 0 when absent; `recent` is the
     /// id (plus one) of this role's previous identity.
     @inline(__always)
     private mutating func resolve(_ identity: PendingIdentity, recent: UInt32) -> UInt32 {
-        guard identity.isPresent else { return 0 }
-        guard !identity.sameAsPrevious else { return recent }
-        if let pointer = identity.pointer {
-            return identities.intern(UnsafeRawBufferPointer(start: pointer, count: identity.count), hash: identity.hash) + 1
+        switch identity.state {
+        case .absent: return 0
+        case .sameAsPrevious: return recent
+        case .lookup: return identities.intern(identity.key) + 1
         }
-        // Decoded from escapes (rare): the bytes are in the batch's own buffer.
-        let bytes = Array(pendingBytes[identity.offset..<(identity.offset + identity.count)])
-        return bytes.withUnsafeBytes { identities.intern($0, hash: identity.hash) } + 1
     }
 
     // MARK: Merging

@@ -13,21 +13,33 @@ struct PendingEvent {
     var customerUser: PendingIdentity
 }
 
-/// Identity bytes awaiting interning: in the chunk being consumed (`pointer`),
-/// or, when they were decoded from escapes, at `offset` in the batch's own bytes.
+/// An identity awaiting its id: its key, or a mark that it is absent or the
+/// same as this role's previous identity (in line order).
 struct PendingIdentity {
-    var pointer: UnsafeRawPointer?
-    var offset: Int
-    /// -1 when the event has no such identity.
-    var count: Int
-    /// ``Interner/hash(_:)`` of the bytes (0 when `sameAsPrevious`).
-    var hash: UInt64
-    /// The bytes equal those of this role's previous identity (in line order),
-    /// so the id is that one's: no lookup at all.
-    var sameAsPrevious: Bool
+    var key: IdentityTable.Key
+    var state: State
 
-    static var none: PendingIdentity { PendingIdentity(pointer: nil, offset: 0, count: -1, hash: 0, sameAsPrevious: false) }
+    enum State: UInt8 {
+        /// The event has no such identity.
+        case absent
+        /// The bytes equal those of this role's previous identity, so the id
+        /// is that one's: no lookup at all.
+        case sameAsPrevious
+        case lookup
+    }
 
-    var isPresent: Bool { count >= 0 }
-    var needsLookup: Bool { count >= 0 && !sameAsPrevious }
+    static var none: PendingIdentity { PendingIdentity(key: .zero, state: .absent) }
+
+    var isPresent: Bool { state != .absent }
+    var needsLookup: Bool { state == .lookup }
+}
+
+extension IdentityTable.Key {
+    /// A placeholder where no key was computed.
+    static var zero: IdentityTable.Key { IdentityTable.Key(low: 0, high: 0) }
+
+    init(low: UInt64, high: UInt64) {
+        self.low = low
+        self.high = high
+    }
 }

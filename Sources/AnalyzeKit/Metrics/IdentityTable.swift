@@ -1,0 +1,129 @@
+import CSupport
+
+/// Dense `UInt32` ids for identities (device, profile and customer user ids),
+/// keyed by a 128-bit hash of their bytes.
+///
+/// The metrics only tell identities apart and count them; they never print
+/// one. So the bytes are not kept, only their key: two distinct identities
+/// would share an id only if their 128-bit keys collided (about n² / 2¹²⁹:
+/// below 10⁻²⁰ for a billion distinct identities). Equal bytes always get the
+/// same id; bytes are compared exactly in the sense that matters, as
+/// `Interner` does for the strings that are printed (quiz strings).
+///
+/// Lookup is open addressing with linear probing over a power-of-two table
+/// of 8-byte slots, each holding 32 bits of the key (the tag) beside the id
+/// plus one (0 = empty).
+///
+/// Performance: a lookup touches the slot and, when the tag matches, the
+/// id's key: two likely cache misses in a large table, each of which
+/// ``prefetch(_:)`` and ``prefetchKey(_:)`` can ask for ahead. Memory per
+/// distinct identity: 16 (its key, for growing and merging) + 12–24 (slots
+/// at ≤ 2/3 load) bytes, whatever the identity's length. (Interning the bytes
+/// cost the length + 24, + 16–32 for slots at ≤ 50 % load: about 84 bytes
+/// for a UUID.)
+struct IdentityTable {
+    /// An identity's 128-bit key.
+    struct Key: Equatable {
+        var low: UInt64
+        var high: UInt64
+
+        init(_ bytes: UnsafeRawBufferPointer) {
+            (low, high) = ByteHash.hashPair(bytes, seeds: (0xa409_3822_299f_31d0, 0x082e_fa98_ec4e_6c89))
+        }
+
+        /// 32 bits of the key; the home slot comes from `low`.
+        fileprivate var tag: UInt64 { high >> 32 }
+    }
+
+    /// The key of each id.
+    private var keys: [Key] = []
+    /// `tag << 32 | (id + 1)`; 0 is empty.
+    private var slots: [UInt64]
+    private var mask: Int
+    private var prefetcher: SlotPrefetcher
+
+    init(capacity: Int = 256) {
+        var size = 16
+        while size * 2 < capacity * 3 { size <<= 1 }
+        slots = [UInt64](repeating: 0, count: size)
+        mask = size - 1
+        prefetcher = SlotPrefetcher(slots)
+    }
+
+    /// Distinct identities (also after ``releaseIndex()``).
+    private(set) var count = 0
+
+    /// Starts loading the slot a lookup of `key` probes first.
+    @inline(__always)
+    func prefetch(_ key: Key) {
+        prefetcher.prefetch(slot: Int(truncatingIfNeeded: key.low) & mask)
+    }
+
+    /// Starts loading the key of the id in the slot a lookup of `key` probes
+    /// first, if its tag matches: the second cache miss of a lookup. Reads
+    /// the slot, so call it a while after ``prefetch(_:)``.
+    @inline(__always)
+    func prefetchKey(_ key: Key) {
+        let entry = slots[Int(truncatingIfNeeded: key.low) & mask]
+        guard entry != 0, entry >> 32 == key.tag else { return }
+        keys.withUnsafeBufferPointer { analyze_prefetch($0.baseAddress! + Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1) }
+    }
+
+    /// The id of `key`, adding it when new.
+    mutating func intern(_ key: Key) -> UInt32 {
+        let tag = key.tag
+        var slot = Int(truncatingIfNeeded: key.low) & mask
+        while true {
+            let entry = slots[slot]
+            if entry == 0 { break }
+            if entry >> 32 == tag {
+                let id = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
+                if keys[id] == key { return UInt32(truncatingIfNeeded: id) }
+            }
+            slot = (slot + 1) & mask
+        }
+        precondition(count < Int(UInt32.max) - 1, "too many distinct identities")
+        let id = UInt32(truncatingIfNeeded: count)
+        keys.append(key)
+        count += 1
+        slots[slot] = tag << 32 | UInt64(id + 1)
+        if count * 3 > slots.count * 2 { grow() }
+        return id
+    }
+
+    /// Adds every identity of `other`; returns, for each of `other`'s ids, its id here.
+    ///
+    /// Performance: the slot of the key eight ahead is prefetched while one is interned.
+    mutating func absorb(_ other: IdentityTable) -> [UInt32] {
+        var remap = [UInt32](repeating: 0, count: other.count)
+        for id in 0..<other.count {
+            if id + 8 < other.count { prefetch(other.keys[id + 8]) }
+            remap[id] = intern(other.keys[id])
+        }
+        return remap
+    }
+
+    /// Frees the keys and slots once every identity is interned: the ids
+    /// stay valid, and ``count`` stays as it was. (An `intern` or `absorb`
+    /// after this traps.)
+    mutating func releaseIndex() {
+        keys = []
+        slots = []
+        prefetcher = SlotPrefetcher(slots)
+    }
+
+    private mutating func grow() {
+        let size = slots.count * 2
+        slots = [UInt64](repeating: 0, count: size)
+        prefetcher = SlotPrefetcher(slots)
+        mask = size - 1
+        let mask = mask
+        slots.withUnsafeMutableBufferPointer { slots in
+            for (id, key) in keys.enumerated() {
+                var slot = Int(truncatingIfNeeded: key.low) & mask
+                while slots[slot] != 0 { slot = (slot + 1) & mask }
+                slots[slot] = key.tag << 32 | UInt64(id + 1)
+            }
+        }
+    }
+}
