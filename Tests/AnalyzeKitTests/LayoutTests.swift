@@ -6,7 +6,7 @@ final class LayoutTests: XCTestCase {
     func testPerEventStructuresHaveTheDocumentedSizes() {
         XCTAssertEqual(MemoryLayout<EventRecord>.stride, 32)
         XCTAssertEqual(MemoryLayout<EventCopy>.stride, 24)
-        XCTAssertEqual(MemoryLayout<EventExtra>.stride, 16)
+        XCTAssertEqual(MemoryLayout<EventExtra>.stride, 24)
     }
 
     /// The per-worker working sets the architecture page lists.

@@ -85,10 +85,12 @@ struct DroppedCopy {
 /// What only identity events and quiz answers carry: where their `event_id`
 /// bytes are (ordering ties) and their answer, if any.
 struct EventExtra {
-    /// The handle of the id's bytes in `PartialAggregate.eventIDs`.
-    var idOffset: Int
-    /// How many bytes the id has there, or (negative) how its 16 packed
-    /// bytes are written as text (``packedLowercaseUUID``, ``packedUppercaseUUID``).
+    /// A packed id's 16 bytes (see ``packedCase``); for an id stored as it
+    /// was, `id.0` is ``idOffset``.
+    var id: (UInt64, UInt64)
+    /// How many bytes the id has in `PartialAggregate.eventIDs`, or
+    /// (negative) how its 16 packed bytes are written as text
+    /// (``packedLowercaseUUID``, ``packedUppercaseUUID``).
     var idCount: Int32
     /// Handle into `PartialAggregate.answers`, or -1.
     var answer: Int32
@@ -96,14 +98,24 @@ struct EventExtra {
     static let packedLowercaseUUID: Int32 = -1
     static let packedUppercaseUUID: Int32 = -2
 
-    /// An extra whose id was packed, written in `letterCase`.
-    init(packedIDAt idOffset: Int, case letterCase: PackedUUID.Case, answer: Int32) {
-        self.init(idOffset: idOffset,
-                  idCount: letterCase == .lower ? Self.packedLowercaseUUID : Self.packedUppercaseUUID, answer: answer)
+    /// An extra whose id was packed into `bytes`, written in `letterCase`.
+    init(packedID bytes: (UInt64, UInt64), case letterCase: PackedUUID.Case, answer: Int32) {
+        id = bytes
+        idCount = letterCase == .lower ? Self.packedLowercaseUUID : Self.packedUppercaseUUID
+        self.answer = answer
     }
 
+    /// An extra whose id's bytes are at `idOffset` in `PartialAggregate.eventIDs`.
     init(idOffset: Int, idCount: Int32, answer: Int32) {
-        (self.idOffset, self.idCount, self.answer) = (idOffset, idCount, answer)
+        id = (UInt64(bitPattern: Int64(idOffset)), 0)
+        (self.idCount, self.answer) = (idCount, answer)
+    }
+
+    /// The handle of the id's bytes in `PartialAggregate.eventIDs` (ids
+    /// stored as they were).
+    var idOffset: Int {
+        get { Int(Int64(bitPattern: id.0)) }
+        set { id.0 = UInt64(bitPattern: Int64(newValue)) }
     }
 
     /// How the packed id is written, or nil when the id is stored as it was.

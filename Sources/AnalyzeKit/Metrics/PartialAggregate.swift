@@ -189,8 +189,7 @@ struct PartialAggregate {
                 // A canonical UUID is kept as the 16 bytes it spells.
                 var packed: (UInt64, UInt64) = (0, 0)
                 if let letterCase = withUnsafeMutableBytes(of: &packed, { PackedUUID.pack(id, into: $0) }) {
-                    let offset = withUnsafeBytes(of: packed) { eventIDs.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
-                    return EventExtra(packedIDAt: offset, case: letterCase, answer: answer)
+                    return EventExtra(packedID: packed, case: letterCase, answer: answer)
                 }
                 return EventExtra(idOffset: eventIDs.append(contentsOf: id.assumingMemoryBound(to: UInt8.self)),
                                   idCount: Int32(id.count), answer: answer)
@@ -314,7 +313,7 @@ struct PartialAggregate {
         let otherIDs = other.eventIDs
         (other.extras, other.answers, other.answerOptions, other.eventIDs) = (.init(), .init(), .init(), .init())
         otherExtras.updateEach { extra in
-            extra.idOffset += idBase
+            if extra.packedCase == nil { extra.idOffset += idBase }
             if extra.answer >= 0 { extra.answer += answerBase }
         }
         otherAnswers.updateEach { answer in
@@ -391,9 +390,7 @@ struct PartialAggregate {
         }
         var text = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))  // 40 bytes
         return withUnsafeMutableBytes(of: &text) { text in
-            eventIDs.withContiguous(from: extra.idOffset, count: PackedUUID.byteCount) { packed in
-                PackedUUID.unpack(UnsafeRawBufferPointer(packed), case: letterCase, into: text)
-            }
+            withUnsafeBytes(of: extra.id) { PackedUUID.unpack($0, case: letterCase, into: text) }
             return body(UnsafeRawBufferPointer(rebasing: text[0..<PackedUUID.textCount]))
         }
     }
