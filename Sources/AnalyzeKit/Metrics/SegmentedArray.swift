@@ -25,9 +25,10 @@ import CSupport
 /// pages written to cost memory. A run longer than a segment gets a segment
 /// of its own, so a run is always contiguous. The array keeps raw pointers to
 /// its segment table and its last segment, so access is a shift, a mask and
-/// two loads, and an append is a uniqueness check and a store (an array of
+/// two loads, and an append is a uniqueness check and a store. (An array of
 /// arrays paid two uniqueness checks, two bounds checks and a capacity check
-/// per append: about 130 instructions for a record and its copy's key).
+/// per append: appending a record and its copy to a shard took about 270
+/// instructions, now about 55.)
 struct SegmentedArray<Element: BitwiseCopyable> {
     typealias Handle = Int
 
