@@ -8,8 +8,7 @@ public struct AnalysisResult: Sendable {
 
     /// Computes every metric from the merged partial of a whole run. Its
     /// duplicates are settled first (which copy of each event is kept, and
-    /// which dropped copies conflict) and the interners' lookup indexes
-    /// freed. The tables only read the partial and are independent, so they
+    /// which dropped copies conflict) and the lookup indexes freed. The tables only read the partial and are independent, so they
     /// are computed concurrently (the quiz table, the longest, starts first).
     init(
         merged partial: consuming PartialAggregate, files: [InputFile], bytesRead: Int, bytesDecoded: Int,

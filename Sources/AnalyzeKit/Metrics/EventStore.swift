@@ -11,7 +11,7 @@ struct EventKey: Hashable {
 
 /// One accepted event, reduced to what the metrics read (32 bytes).
 ///
-/// Identities are ids of the partial's ``Interner`` plus one (0 = none).
+/// Identities are ids of the partial's ``IdentityTable`` plus one (0 = none).
 /// Identity events and quiz answers also have an ``EventExtra`` (their
 /// `event_id` bytes, for ordering ties, and their answer). What settling
 /// duplicates reads is kept apart, in an ``EventCopy`` per record, and freed
@@ -133,9 +133,9 @@ struct EventExtra {
 ///
 /// Records are only appended while chunks are parsed; which copy of an event
 /// is kept is settled once, by ``settle()``, after every partial has merged.
-/// The copy kept is the one with the smallest position, so the result does
-/// not depend on the order records came in: stores merge associatively and
-/// commutatively, and merging is only chaining records on. The store is
+/// The copy kept is the earliest in input order (by chunk, then by line), so
+/// the result does not depend on the order records came in: stores merge
+/// associatively and commutatively, and merging is only chaining records on. The store is
 /// split into ``shardCount`` shards by key hash; shards merge and settle in
 /// parallel.
 ///
@@ -201,8 +201,8 @@ struct EventStore {
         }
     }
 
-    /// Decides, for every event, which copy is kept (the smallest position)
-    /// and which are dropped, and counts conflicting duplicates; shards run
+    /// Decides, for every event, which copy is kept (the earliest in input
+    /// order) and which are dropped, and counts conflicting duplicates; shards run
     /// concurrently. Settling again after more records came in settles
     /// those too.
     mutating func settle() {

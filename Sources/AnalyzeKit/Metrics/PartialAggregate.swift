@@ -244,7 +244,7 @@ struct PartialAggregate {
         let count = pending.count
         let distance = Self.prefetchDistance
         // Three stages, `distance` events apart: ask for the identities' index
-        // slots; read them (arrived by now) and ask for the strings they point
+        // slots; read them (arrived by now) and ask for the keys they point
         // at; intern and append. (Written out in the loop, not as local
         // functions: closures capturing `self` made Swift copy the store's and
         // interner's arrays per call.)
@@ -339,8 +339,8 @@ struct PartialAggregate {
     }
 
     /// Settles duplicates (``EventStore/settle()``), then frees what only
-    /// settling and merging read: the copies' keys and the interners' lookup
-    /// indexes. After the last merge, the metric tables only scan records and
+    /// settling and merging read: the copies' keys, and the lookup indexes of
+    /// the identity table and the quiz-string interner. After the last merge, the metric tables only scan records and
     /// read strings by id.
     mutating func settle() {
         store.settle()
