@@ -320,30 +320,22 @@ struct EventShard {
                     }
                     let copy = copies[handle]
                     guard !copy.isRemoved else { continue }
-                    var slot = Int(truncatingIfNeeded: copy.keyHigh) & mask
-                    while true {
-                        let entry = slots[slot]
-                        if entry == 0 {
-                            slots[slot] = Self.slot(tag: copy.keyHigh, handle: handle)
-                            kept += 1
-                            break
-                        }
-                        let first = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
-                        if entry >> 32 == UInt64(copy.keyHigh) && copies[first].isCopy(of: copy) {
-                            // The earlier copy stays in the first record's place.
-                            if copy.sequence < copies[first].sequence {
-                                dropped.append(DroppedCopy(record: records[first], copy: copies[first]))
-                                records[first] = records[handle]
-                                copies[first] = copy
-                            } else {
-                                dropped.append(DroppedCopy(record: records[handle], copy: copy))
-                            }
-                            records[handle].nanoseconds = EventRecord.removedNanoseconds
-                            copies[handle].sequence = EventCopy.removedSequence
-                            break
-                        }
-                        slot = (slot + 1) & mask
+                    let (slot, first) = probe(copy, in: UnsafeBufferPointer(slots), mask: mask)
+                    guard let first else {
+                        slots[slot] = Self.slot(tag: copy.keyHigh, handle: handle)
+                        kept += 1
+                        continue
                     }
+                    // The earlier copy stays in the first record's place.
+                    if copy.sequence < copies[first].sequence {
+                        dropped.append(DroppedCopy(record: records[first], copy: copies[first]))
+                        records[first] = records[handle]
+                        copies[first] = copy
+                    } else {
+                        dropped.append(DroppedCopy(record: records[handle], copy: copy))
+                    }
+                    records[handle].nanoseconds = EventRecord.removedNanoseconds
+                    copies[handle].sequence = EventCopy.removedSequence
                 }
             }
         }
@@ -353,20 +345,27 @@ struct EventShard {
         conflictingDuplicates = 0
         slots.withUnsafeBufferPointer { slots in
             for entry in dropped {
-                var slot = Int(truncatingIfNeeded: entry.copy.keyHigh) & mask
-                while true {
-                    let indexed = slots[slot]
-                    precondition(indexed != 0, "a dropped copy without a kept one")
-                    let handle = Int(truncatingIfNeeded: indexed & 0xFFFF_FFFF) - 1
-                    if indexed >> 32 == UInt64(entry.copy.keyHigh) && copies[handle].isCopy(of: entry.copy) {
-                        if !records[handle].hasSameContent(as: entry.record, copies: (copies[handle], entry.copy)) {
-                            conflictingDuplicates += 1
-                        }
-                        break
-                    }
-                    slot = (slot + 1) & mask
+                guard let handle = probe(entry.copy, in: slots, mask: mask).kept else {
+                    preconditionFailure("a dropped copy without a kept one")
+                }
+                if !records[handle].hasSameContent(as: entry.record, copies: (copies[handle], entry.copy)) {
+                    conflictingDuplicates += 1
                 }
             }
+        }
+    }
+
+    /// Where `copy`'s key is in the settling index `slots`: the handle of the
+    /// copy kept for it when indexed, else the free slot where it would go.
+    @inline(__always)
+    private func probe(_ copy: EventCopy, in slots: UnsafeBufferPointer<UInt64>, mask: Int) -> (slot: Int, kept: Handle?) {
+        var slot = Int(truncatingIfNeeded: copy.keyHigh) & mask
+        while true {
+            let entry = slots[slot]
+            if entry == 0 { return (slot, nil) }
+            let handle = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
+            if entry >> 32 == UInt64(copy.keyHigh) && copies[handle].isCopy(of: copy) { return (slot, handle) }
+            slot = (slot + 1) & mask
         }
     }
 
