@@ -48,6 +48,7 @@ static inline uint32_t analyze_string_specials16(const void *bytes) {
     return mask;
 #endif
 }
+
 /// Packs a canonical UUID's text (36 bytes: 8-4-4-4-12 hex digits with
 /// hyphens) into the 16 bytes it spells. Returns 1 when its letters are all
 /// lowercase (or it has none), 2 when all uppercase, 0 when `text` is not such

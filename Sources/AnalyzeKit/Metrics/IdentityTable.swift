@@ -31,6 +31,11 @@ struct IdentityTable {
             (low, high) = ByteHash.hashPair(bytes, seeds: (0xa409_3822_299f_31d0, 0x082e_fa98_ec4e_6c89))
         }
 
+        private init(low: UInt64, high: UInt64) { (self.low, self.high) = (low, high) }
+
+        /// A placeholder where no key was computed (``PendingIdentity``).
+        static let zero = Key(low: 0, high: 0)
+
         /// 32 bits of the key; the home slot comes from `low`.
         fileprivate var tag: UInt64 { high >> 32 }
     }

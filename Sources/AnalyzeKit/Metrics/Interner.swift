@@ -1,4 +1,3 @@
-import CSupport
 /// Gives each distinct byte string a dense `UInt32` id, comparing bytes
 /// exactly (never `String ==`, which would merge NFC and NFD spellings).
 ///
@@ -58,18 +57,6 @@ struct Interner {
     @inline(__always)
     func prefetch(hash: UInt64) {
         prefetcher.prefetch(slot: Int(truncatingIfNeeded: hash) & mask)
-    }
-
-    /// Starts loading the header (and bytes) of the string whose slot a lookup
-    /// with `hash` probes first, if that slot is taken by a string with the
-    /// same tag: the second cache miss of a lookup. Reads the slot, so call it
-    /// a while after ``prefetch(hash:)``.
-    @inline(__always)
-    func prefetchEntry(hash: UInt64) {
-        let entry = slots[Int(truncatingIfNeeded: hash) & mask]
-        guard entry != 0, entry >> Self.offsetBits == hash >> Self.offsetBits else { return }
-        let header = Int(truncatingIfNeeded: entry & (1 << Self.offsetBits - 1)) - 1
-        storage.withUnsafeBytes { analyze_prefetch($0.baseAddress! + header) }
     }
 
     /// The id of `bytes`, whose ``hash(_:)`` is `hash` (computed ahead, so the

@@ -367,13 +367,9 @@ struct PartialAggregate {
         return merged
     }
 
-    /// Compares two events by the SPEC's ordering key: instant, then `event_id` bytes.
-    /// Both records must have an extra (identity events and quiz answers).
-    func orderedBefore(_ a: EventRecord, _ b: EventRecord) -> Bool {
-        orderedBefore((a.seconds, a.nanoseconds, a.extra), (b.seconds, b.nanoseconds, b.extra))
-    }
-
-    /// The ordering key given as (seconds, nanoseconds, extra index).
+    /// Compares two events by the SPEC's ordering key: instant, then
+    /// `event_id` bytes, given as (seconds, nanoseconds, extra index). Both
+    /// events must have an extra (identity events and quiz answers).
     func orderedBefore(_ a: (Int64, UInt32, Int32), _ b: (Int64, UInt32, Int32)) -> Bool {
         if a.0 != b.0 { return a.0 < b.0 }
         if a.1 != b.1 { return a.1 < b.1 }

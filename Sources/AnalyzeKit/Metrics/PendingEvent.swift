@@ -33,13 +33,3 @@ struct PendingIdentity {
     var isPresent: Bool { state != .absent }
     var needsLookup: Bool { state == .lookup }
 }
-
-extension IdentityTable.Key {
-    /// A placeholder where no key was computed.
-    static var zero: IdentityTable.Key { IdentityTable.Key(low: 0, high: 0) }
-
-    init(low: UInt64, high: UInt64) {
-        self.low = low
-        self.high = high
-    }
-}
