@@ -1,6 +1,6 @@
 /// A run of whole lines from one input file, the unit of work handed to workers.
 ///
-/// Chunks are recycled through a ``ChunkPool`` so memory stays bounded by the
+/// Chunks are recycled through a pool (``BlockingPool``) so memory stays bounded by the
 /// pool size times the capacity, whatever the input size.
 final class Chunk: @unchecked Sendable {
     enum Kind {

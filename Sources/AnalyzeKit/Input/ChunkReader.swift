@@ -10,25 +10,34 @@
 struct ChunkReader {
     private let source: DecodedTextSource
     private let fileIndex: Int
+    /// The chunk the next call starts from: the partial line left after the
+    /// last chunk's final `\n`, or the bytes after an oversized line.
+    private var pending: Chunk?
+    private var checkedBOM = false
+    private var finished = false
 
     init(source: DecodedTextSource, fileIndex: Int) {
         self.source = source
         self.fileIndex = fileIndex
     }
 
-    /// Reads the whole input, calling `emit` with each chunk in order.
+    /// The next chunk of the input, in order; nil once the input is exhausted.
     ///
-    /// `take` supplies empty chunks (it may block until one is free). Emitted
-    /// chunks belong to the callee, which must give `.lines` chunks back to the
-    /// pool; a chunk left unused at the end goes to `recycle`.
-    mutating func run(
-        take: () -> Chunk,
-        recycle: (Chunk) -> Void,
-        emit: (Chunk) throws(AnalyzeError) -> Void
-    ) throws(AnalyzeError) {
-        var chunk = take()
-        chunk.reset(fileIndex: fileIndex)
-        var checkedBOM = false
+    /// `take` supplies empty chunks (it may block until one is free); a chunk
+    /// left unused at the end goes to `recycle`. A returned chunk belongs to the
+    /// caller, which must give `.lines` chunks back to the pool. The reader
+    /// keeps one chunk between calls (the carried-over partial line) and takes
+    /// at most one more during a call.
+    mutating func next(take: () -> Chunk, recycle: (Chunk) -> Void) throws(AnalyzeError) -> Chunk? {
+        guard !finished else { return nil }
+        let chunk: Chunk
+        if let carried = pending {
+            chunk = carried
+            pending = nil
+        } else {
+            chunk = take()
+            chunk.reset(fileIndex: fileIndex)
+        }
         while true {
             let n = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: chunk.storage[chunk.count...]))
             chunk.count += n
@@ -39,8 +48,10 @@ struct ChunkReader {
                 }
             }
             if n == 0 {
-                if chunk.count > chunk.start { try emit(chunk) } else { recycle(chunk) }
-                return
+                finished = true
+                if chunk.count > chunk.start { return chunk }
+                recycle(chunk)
+                return nil
             }
             guard chunk.count == chunk.capacity else { continue }
 
@@ -54,15 +65,16 @@ struct ChunkReader {
                 }
                 next.count = tail
                 chunk.count = lastNewline + 1
-                try emit(chunk)
-                chunk = next
-            } else {
-                let isBlank = try skipOversizedLine(in: chunk)
-                let marker = Chunk(capacity: 0)
-                marker.kind = .oversizedLine(isBlank: isBlank)
-                marker.fileIndex = fileIndex
-                try emit(marker)
+                pending = next
+                return chunk
             }
+            // No line end in a whole chunk: one line longer than the limit.
+            let isBlank = try skipOversizedLine(in: chunk)
+            pending = chunk
+            let marker = Chunk(capacity: 0)
+            marker.kind = .oversizedLine(isBlank: isBlank)
+            marker.fileIndex = fileIndex
+            return marker
         }
     }
 

@@ -5,13 +5,14 @@ import Synchronization
 /// Runs the pipeline: read → cut into chunks → parse and aggregate in parallel
 /// → merge → compute metrics → write CSVs.
 ///
-/// The calling thread reads: it inflates each input into newline-aligned
-/// chunks and hands each chunk, with a free worker partial, to a Dispatch
-/// task. Chunks and partials come from fixed pools, so memory for text stays
-/// bounded whatever the input size, and a partial is used by one task at a
-/// time (no locks per event). Chunks carry their input-order sequence number;
-/// the SPEC's order rules use it, never arrival order. After the last chunk
-/// the partials are merged and the metrics computed from the merged whole.
+/// One worker per thread (`--threads`, at most one per core, the calling
+/// thread included) loops: take the next newline-aligned chunk from the
+/// ``ChunkFeed`` — inflating it, under the feed's lock, if none is waiting —
+/// then parse and record it into the worker's own partial (no locks per
+/// event). Chunk buffers come from a fixed pool, so memory for text stays
+/// bounded whatever the input size. Chunks carry their input-order sequence
+/// number; the SPEC's order rules use it, never arrival order. After the last
+/// chunk the partials are merged and the metrics computed from the merged whole.
 public struct Analyzer: Sendable {
     public static let version = "0.1.0"
 
@@ -54,59 +55,36 @@ public struct Analyzer: Sendable {
     public func analyze(progress: Progress? = nil) throws(AnalyzeError) -> AnalysisResult {
         analyze_return_large_blocks_to_the_system()
         let files = try InputFile.expand(options.paths)
-        // More partials than can run at once would only cost memory and merge
-        // time: Dispatch runs at most one task per core, and tasks never block.
+        // More workers than cores would only cost memory and merge time.
         let workers = min(options.threads, options.maximumWorkers)
         let capacity = max(4 << 20, min(options.maxLineBytes, 1 << 30) + 64)
-        let chunkCount = workers + 2
-        let chunks = BlockingPool((0..<chunkCount).map { _ in Chunk(capacity: capacity) })
-        let slots = BlockingPool((0..<workers).map { _ in
-            WorkerSlot(PartialAggregate(maxLineBytes: options.maxLineBytes, maxRejectRows: options.maxRejectRows))
-        })
-        let group = DispatchGroup()
-        let queue = DispatchQueue.global(qos: .userInitiated)
-        var sequence = 0
-        var bytesRead = 0
-        var bytesDecoded = 0
+        let chunks = BlockingPool((0..<(workers + 2)).map { _ in Chunk(capacity: capacity) })
+        if let progress { progress.totalBytes.store(Self.totalSize(of: files), ordering: .relaxed) }
+        let feed = ChunkFeed(files: files, pool: chunks, progress: progress)
+        let partials = WorkerPartials(count: workers)
+        let maxLineBytes = options.maxLineBytes, maxRejectRows = options.maxRejectRows
 
-        do throws(AnalyzeError) {
-            if let progress { progress.totalBytes.store(Self.totalSize(of: files), ordering: .relaxed) }
-            for (fileIndex, file) in files.enumerated() {
-                let source = try DecodedTextSource(file)
-                var reader = ChunkReader(source: source, fileIndex: fileIndex)
-                try reader.run(take: chunks.take, recycle: chunks.give) { chunk in
-                    chunk.sequence = sequence
-                    sequence += 1
-                    let slot = slots.take()
-                    let pooled = chunk.capacity > 0
-                    queue.async(group: group) {
-                        let before = slot.partial.lines
-                        slot.partial.consume(chunk)
-                        progress?.lines.add(slot.partial.lines - before, ordering: .relaxed)
-                        if pooled { chunks.give(chunk) }
-                        slots.give(slot)
-                    }
-                    if let progress {
-                        progress.storedBytes.store(bytesRead + source.bytesRead, ordering: .relaxed)
-                        progress.decodedBytes.store(bytesDecoded + source.bytesDecoded, ordering: .relaxed)
-                    }
-                }
-                bytesRead += source.bytesRead
-                bytesDecoded += source.bytesDecoded
+        // One worker per thread, the calling thread included; each owns its
+        // partial, so events are recorded without locks.
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            var partial = PartialAggregate(maxLineBytes: maxLineBytes, maxRejectRows: maxRejectRows)
+            while let chunk = feed.next() {
+                let before = partial.lines
+                partial.consume(chunk)
+                feed.recycle(chunk)
+                progress?.lines.add(partial.lines - before, ordering: .relaxed)
             }
-        } catch {
-            group.wait()
-            throw error
+            partials.store(partial, at: worker)
         }
-        group.wait()
+        if let error = feed.error { throw error }
 
-        // Merge the partials pairwise (the merge is associative and commutative).
-        var partials = slots.drain(count: workers).map(\.partial)
-        partials.sort { $0.store.count > $1.store.count }
-        var merged = partials.removeFirst()
-        while let partial = partials.popLast() { merged.merge(partial) }  // each freed once merged
+        // Merge into the largest partial (the merge is associative and commutative).
+        var all = partials.take()
+        all.sort { $0.store.count > $1.store.count }
+        var merged = all.removeFirst()
+        while let partial = all.popLast() { merged.merge(partial) }  // each freed once merged
         return AnalysisResult(
-            merged: consume merged, files: files, bytesRead: bytesRead, bytesDecoded: bytesDecoded,
+            merged: consume merged, files: files, bytesRead: feed.bytesRead, bytesDecoded: feed.bytesDecoded,
             timeZone: options.timeZone)
     }
 

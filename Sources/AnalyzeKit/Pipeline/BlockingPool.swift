@@ -2,8 +2,7 @@ import Foundation
 
 /// A fixed set of reusable objects: `take` waits until one is free.
 ///
-/// Bounds the pipeline: chunk buffers in flight (memory) and worker partials
-/// (one task per partial at a time, so a partial is never shared).
+/// Bounds the memory for text: chunk buffers in flight.
 final class BlockingPool<Element: AnyObject>: @unchecked Sendable {
     private let condition = NSCondition()
     private var items: [Element]
@@ -25,16 +24,28 @@ final class BlockingPool<Element: AnyObject>: @unchecked Sendable {
         condition.signal()
         condition.unlock()
     }
-
-    /// Takes every element back (waiting for all to be returned).
-    func drain(count: Int) -> [Element] {
-        (0..<count).map { _ in take() }
-    }
 }
 
-/// A worker's partial aggregate, boxed so it can move through a pool.
-final class WorkerSlot: @unchecked Sendable {
-    var partial: PartialAggregate
+/// The workers' finished partials, each stored once by its own worker.
+final class WorkerPartials: @unchecked Sendable {
+    private let lock = NSLock()
+    private var partials: [PartialAggregate?]
 
-    init(_ partial: PartialAggregate) { self.partial = partial }
+    init(count: Int) { partials = Array(repeating: nil, count: count) }
+
+    /// Stores worker `index`'s partial (once per run, so the lock costs nothing).
+    func store(_ partial: consuming PartialAggregate, at index: Int) {
+        lock.lock()
+        partials[index] = partial
+        lock.unlock()
+    }
+
+    /// Every stored partial, moved out.
+    func take() -> [PartialAggregate] {
+        lock.lock()
+        defer { lock.unlock() }
+        let all = partials.compactMap { $0 }
+        partials = []
+        return all
+    }
 }

@@ -1,0 +1,128 @@
+import Dispatch
+import EventGenerator
+import Synchronization
+import XCTest
+@testable import AnalyzeKit
+
+/// The chunk feed cuts every input into newline-aligned chunks, in input
+/// order, for workers that each fill their own chunk: checked here with
+/// chunks far smaller than the real 4 MiB, so lines cross chunk ends often.
+final class ChunkFeedTests: XCTestCase {
+    private static let capacity = 64
+
+    private func feed(_ paths: [String], workers: Int) throws -> ChunkFeed {
+        let pool = BlockingPool((0..<(workers + 2)).map { _ in Chunk(capacity: Self.capacity) })
+        return ChunkFeed(files: try InputFile.expand(paths), pool: pool, progress: nil)
+    }
+
+    /// What a chunk carries, per file: its lines, or one marker for a line
+    /// longer than a chunk.
+    private static func tokens(of chunk: Chunk) -> [String] {
+        switch chunk.kind {
+        case .oversizedLine(let isBlank): return [isBlank ? "<long blank>" : "<long>"]
+        case .lines:
+            var text = String(decoding: chunk.text, as: UTF8.self)
+            XCTAssertTrue(text.hasSuffix("\n") || chunk.count < chunk.capacity, "a full chunk ends at a line end")
+            if text.hasSuffix("\n") { text.removeLast() }
+            return text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        }
+    }
+
+    /// Lines of random lengths: short ones, and some longer than a chunk
+    /// (blank or not), which must come out as markers.
+    private func randomLines(_ count: Int, using rng: inout SplitMix64) -> (lines: [String], expected: [String]) {
+        var lines: [String] = [], expected: [String] = []
+        for k in 0..<count {
+            switch Int.random(in: 0..<10, using: &rng) {
+            case 0:
+                let long = String(repeating: "x", count: Int.random(in: (2 * Self.capacity)...(5 * Self.capacity), using: &rng))
+                lines.append(long)
+                expected.append("<long>")
+            case 1:
+                lines.append(String(repeating: " ", count: 3 * Self.capacity))
+                expected.append("<long blank>")
+            default:
+                let short = "\(k)" + String(repeating: "a", count: Int.random(in: 0..<(Self.capacity / 2), using: &rng))
+                lines.append(short)
+                expected.append(short)
+            }
+        }
+        return (lines, expected)
+    }
+
+    func testChunksCarryEveryLineOfEveryFileInOrder() throws {
+        var rng = SplitMix64(7)
+        let directory = TemporaryDirectory()
+        var paths: [String] = [], expected: [[String]] = []
+        for file in 0..<4 {
+            let (lines, tokens) = randomLines(60, using: &rng)
+            var bytes = Array(lines.joined(separator: "\n").utf8)
+            var fileTokens = tokens
+            if file == 1 { bytes = [0xEF, 0xBB, 0xBF] + bytes }  // a BOM, skipped
+            if file != 2 { bytes.append(0x0A) }  // file 2 ends without a line end
+            if file == 3 {
+                bytes = []  // an empty file gives no chunk
+                fileTokens = []
+            }
+            paths.append(directory.write("f\(file).ndjson\(file == 0 ? ".gz" : "")", file == 0 ? gzip(bytes) : bytes))
+            expected.append(fileTokens)
+        }
+
+        let feed = try feed(paths, workers: 1)
+        var seen = Array(repeating: [String](), count: paths.count)
+        var sequence = 0
+        while let chunk = feed.next() {
+            XCTAssertEqual(chunk.sequence, sequence, "chunks are numbered in input order")
+            sequence += 1
+            seen[chunk.fileIndex] += Self.tokens(of: chunk)
+            feed.recycle(chunk)
+        }
+        XCTAssertNil(feed.error)
+        XCTAssertNil(feed.next(), "an exhausted feed stays exhausted")
+        // A line cut at a chunk end is carried whole into the next chunk, so
+        // the lines come out exactly as they went in.
+        for file in 0..<paths.count { XCTAssertEqual(seen[file], expected[file], "file \(file)") }
+        XCTAssertGreaterThan(sequence, 50, "lines crossed many chunk ends")
+    }
+
+    func testWorkersPullingAtOnceGetEveryChunkOnce() throws {
+        var rng = SplitMix64(8)
+        let directory = TemporaryDirectory()
+        let (lines, expected) = randomLines(3_000, using: &rng)
+        let path = directory.write("events.ndjson.gz", gzip(Array((lines.joined(separator: "\n") + "\n").utf8)))
+        let workers = 4
+        let feed = try feed([path], workers: workers)
+        let collected = Mutex<[(sequence: Int, tokens: [String])]>([])
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            while let chunk = feed.next() {
+                let item = (sequence: chunk.sequence, tokens: Self.tokens(of: chunk))
+                feed.recycle(chunk)
+                collected.withLock { $0.append(item) }
+            }
+        }
+        XCTAssertNil(feed.error)
+        let received = collected.withLock { $0 }.sorted { $0.sequence < $1.sequence }
+        XCTAssertEqual(received.map(\.sequence), Array(0..<received.count), "each sequence number once")
+        XCTAssertEqual(received.flatMap(\.tokens), expected)
+    }
+
+    func testReadErrorEndsTheFeedForEveryWorker() throws {
+        let directory = TemporaryDirectory()
+        let good = directory.write("a.ndjson", Array("{}\n{}\n".utf8))
+        let whole = gzip(Array(String(repeating: "{\"k\":1}\n", count: 2_000).utf8))
+        let truncated = directory.write("b.ndjson.gz", Array(whole.prefix(whole.count / 2)))
+        let never = directory.write("c.ndjson", Array("{}\n".utf8))
+        let feed = try feed([good, truncated, never], workers: 1)
+        var files: Set<Int> = []
+        while let chunk = feed.next() {
+            files.insert(chunk.fileIndex)
+            feed.recycle(chunk)
+        }
+        guard case .input(let message)? = feed.error else {
+            return XCTFail("expected an input error, got \(String(describing: feed.error))")
+        }
+        XCTAssertTrue(message.contains("b.ndjson.gz"), message)
+        XCTAssertFalse(files.contains(2), "nothing is read after the failed input")
+        XCTAssertNil(feed.next(), "the feed stays ended")
+    }
+}
