@@ -1,3 +1,4 @@
+import EventGenerator
 import XCTest
 @testable import AnalyzeKit
 
@@ -151,27 +152,46 @@ final class EventParserTests: XCTestCase {
 }
 
 extension EventParserTests {
-    /// The word-compare fast path for envelope keys agrees with the general
-    /// matcher: every key in its plain spelling, and nothing that merely starts
-    /// like one, ends early, or is escaped.
-    func testPlainEnvelopeKeysAreRecognizedExactly() {
-        func plain(_ text: String) -> (EnvelopeKey, Int)? {
-            Array(text.utf8).withUnsafeBytes { EnvelopeKey.plainKey(in: JSONScanner($0), at: 0) }
+    /// The envelope-key table agrees with the general matcher: every key in
+    /// its plain spelling, whatever bytes follow its closing quote (which the
+    /// table may read), and nothing that merely
+    /// starts like one, ends early, or differs in case; and random near-keys.
+    func testEnvelopeKeyTableAgreesWithTheMatcher() {
+        let table = EnvelopeKeyTable.shared
+        func slot(_ key: String, followedBy tail: String = "\":\"0123456789abcdef\"") -> Int {
+            Array((key + tail).utf8).withUnsafeBytes { table.slot(content: $0.baseAddress!, length: key.utf8.count) }
         }
-        let keys: [(String, EnvelopeKey)] = [
-            ("event_id", .eventID), ("event_type", .eventType), ("timestamp", .timestamp), ("device_id", .deviceID),
-            ("profile_id", .profileID), ("customer_user_id", .customerUserID), ("action", .action),
-        ]
-        for (name, key) in keys {
-            let match = plain("\"\(name)\":1")
-            XCTAssertEqual(match?.0, key, name)
-            XCTAssertEqual(match?.1, name.utf8.count + 2, name)
-            XCTAssertNil(plain("\"\(name)x\":1"), name + "x")
-            XCTAssertNil(plain("\"\(name.dropLast())\":1"), String(name.dropLast()))
-            XCTAssertNil(plain("\"\(name)"), name + " without its closing quote at the end of the line")
+        for key in EnvelopeKey.allCases {
+            let name = "\(key.name)"
+            XCTAssertEqual(slot(name), key.rawValue, name)
+            XCTAssertEqual(slot(name, followedBy: "\"xxxxxxxxxxxxxxxxxxxxx"), key.rawValue, name + " (bytes after the closing quote do not count)")
+            XCTAssertEqual(slot(name + "x"), EnvelopeKey.otherSlot, name + "x")
+            XCTAssertEqual(slot(String(name.dropLast())), EnvelopeKey.otherSlot, String(name.dropLast()))
+            XCTAssertEqual(slot(name.uppercased()), EnvelopeKey.otherSlot, name.uppercased())
         }
-        for other in ["\"\\u0061ction\":1", "\"event_typ\\u0065\":1", "\"Event_id\":1", "\"actions\":1", "\"id\":1"] {
-            XCTAssertNil(plain(other), other)
+        for other in ["", "id", "actions", "Event_id", "app_version", "platform", "eventId", "event_idd", "customer_user_i"] {
+            XCTAssertEqual(slot(other), EnvelopeKey.otherSlot, other)
+        }
+        // Random strings over the keys' letters, mostly near a key, against the matcher.
+        var rng = SplitMix64(3)
+        let letters = Array("_acdeimnoprstuvy".utf8)
+        for _ in 0..<20_000 {
+            var bytes: [UInt8]
+            if Bool.random(using: &rng) {
+                let key = EnvelopeKey.allCases.randomElement(using: &rng)!.name
+                bytes = Array(UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+                let edits = Int.random(in: 0...2, using: &rng)
+                for _ in 0..<edits where !bytes.isEmpty {
+                    bytes[Int.random(in: 0..<bytes.count, using: &rng)] = letters.randomElement(using: &rng)!
+                }
+                if Int.random(in: 0..<4, using: &rng) == 0 { bytes.removeLast() }
+            } else {
+                bytes = (0..<Int.random(in: 0...16, using: &rng)).map { _ in letters.randomElement(using: &rng)! }
+            }
+            let expected = bytes.withUnsafeBytes { EnvelopeKey.slot(matching: $0) }
+            let padded = bytes + Array("\":0000000000000000".utf8)
+            let found = padded.withUnsafeBytes { table.slot(content: $0.baseAddress!, length: bytes.count) }
+            XCTAssertEqual(found, expected, String(decoding: bytes, as: UTF8.self))
         }
     }
 }

@@ -27,6 +27,7 @@ struct EventParser {
     /// `action` objects found in the cache so far.
     var actionCacheHits: Int { actionCache.hits }
     private var line = UnsafeRawBufferPointer(start: nil, count: 0)
+    private let keyTable = EnvelopeKeyTable.shared
 
     /// A parser; `cachingActions: false` validates and reads every `action`
     /// afresh (the reference the cache is tested against).
@@ -44,16 +45,51 @@ struct EventParser {
 
     /// The envelope keys plus `action`, as found at the top level.
     private struct Envelope {
-        var eventID: JSONValue?
-        var eventType: JSONValue?
-        var timestamp: JSONValue?
-        var deviceID: JSONValue?
-        var profileID: JSONValue?
-        var customerUserID: JSONValue?
-        var action: JSONValue?
+        /// Values by ``EnvelopeKey`` raw value; the last slot takes every other
+        /// key's value, and is never read.
+        private var values: (JSONValue, JSONValue, JSONValue, JSONValue, JSONValue, JSONValue, JSONValue, JSONValue)
+        /// Bit k: slot k holds a value.
+        private var present: UInt8 = 0
         var actionRepeated = false
         /// How the ``ActionCache`` lookup of `action` went (nil: not looked up).
         var actionProbe: ActionCache.Probe?
+
+        init() {
+            let none = JSONValue(start: 0, end: 0, kind: .null, flag: false)
+            values = (none, none, none, none, none, none, none, none)
+        }
+
+        subscript(key: EnvelopeKey) -> JSONValue? {
+            guard present & (1 << key.rawValue) != 0 else { return nil }
+            return withUnsafeBytes(of: values) {
+                $0.load(fromByteOffset: key.rawValue * MemoryLayout<JSONValue>.stride, as: JSONValue.self)
+            }
+        }
+
+        /// Stores the value of the key in `slot`; false when an envelope key
+        /// other than `action` repeats (invalid JSON for the SPEC).
+        @inline(__always)
+        mutating func store(_ value: JSONValue, slot: Int) -> Bool {
+            let bit = UInt8(truncatingIfNeeded: 1 << slot) & 0x7F  // the other-keys slot is never "present"
+            if present & bit != 0 {
+                guard slot == EnvelopeKey.action.rawValue else { return false }
+                actionRepeated = true
+                return true
+            }
+            present |= bit
+            withUnsafeMutableBytes(of: &values) {
+                $0.storeBytes(of: value, toByteOffset: slot &* MemoryLayout<JSONValue>.stride, as: JSONValue.self)
+            }
+            return true
+        }
+
+        var eventID: JSONValue? { self[.eventID] }
+        var eventType: JSONValue? { self[.eventType] }
+        var timestamp: JSONValue? { self[.timestamp] }
+        var deviceID: JSONValue? { self[.deviceID] }
+        var profileID: JSONValue? { self[.profileID] }
+        var customerUserID: JSONValue? { self[.customerUserID] }
+        var action: JSONValue? { self[.action] }
     }
 
     /// Parses `bytes` (one non-blank line, without its line end).
@@ -195,27 +231,22 @@ struct EventParser {
             var keyScratch: [UInt8] = []
             while true {
                 guard i < scanner.end, scanner.byte(i) == UInt8(ascii: "\"") else { return false }
-                let slot: EnvelopeKey?
-                let afterKey: Int
-                if let (known, end) = EnvelopeKey.plainKey(in: scanner, at: i) {
-                    // The usual spelling, recognized by whole-word compares.
-                    (slot, afterKey) = (known, end)
+                guard let (afterKey, keyEscapes) = scanner.scanString(at: i) else { return false }
+                let slot: Int
+                if keyEscapes {
+                    scanner.decodeString(JSONValue(start: i, end: afterKey, kind: .string, flag: true), into: &keyScratch)
+                    slot = keyScratch.withUnsafeBytes { EnvelopeKey.slot(matching: $0) }
+                } else if scanner.end - (i + 1) >= 16 {
+                    slot = keyTable.slot(content: UnsafeRawPointer(scanner.base + i + 1), length: afterKey - i - 2)
                 } else {
-                    guard let (end, keyEscapes) = scanner.scanString(at: i) else { return false }
-                    let keyValue = JSONValue(start: i, end: end, kind: .string, flag: keyEscapes)
-                    if keyEscapes {
-                        scanner.decodeString(keyValue, into: &keyScratch)
-                        slot = keyScratch.withUnsafeBytes { EnvelopeKey(matching: $0) }
-                    } else {
-                        slot = EnvelopeKey(matching: scanner.rawContent(keyValue))
-                    }
-                    afterKey = end
+                    slot = EnvelopeKey.slot(
+                        matching: UnsafeRawBufferPointer(start: scanner.base + i + 1, count: afterKey - i - 2))
                 }
                 i = scanner.skipWhitespace(afterKey)
                 guard i < scanner.end, scanner.byte(i) == UInt8(ascii: ":") else { return false }
                 i = scanner.skipWhitespace(i + 1)
                 let value: JSONValue
-                if slot == .action && envelope.action == nil && i < scanner.end && scanner.byte(i) == UInt8(ascii: "{") {
+                if slot == EnvelopeKey.action.rawValue && envelope.action == nil && i < scanner.end && scanner.byte(i) == UInt8(ascii: "{") {
                     let probe = cachesActions ? actionCache.lookup(in: scanner, at: i) : nil
                     envelope.actionProbe = probe
                     if case .hit(_, let length)? = probe {
@@ -235,19 +266,7 @@ struct EventParser {
                     guard let scanned = scanner.scanValue(at: i) else { return false }
                     value = scanned
                 }
-                if let slot {
-                    switch slot {
-                    case .eventID: guard envelope.eventID == nil else { return false }; envelope.eventID = value
-                    case .eventType: guard envelope.eventType == nil else { return false }; envelope.eventType = value
-                    case .timestamp: guard envelope.timestamp == nil else { return false }; envelope.timestamp = value
-                    case .deviceID: guard envelope.deviceID == nil else { return false }; envelope.deviceID = value
-                    case .profileID: guard envelope.profileID == nil else { return false }; envelope.profileID = value
-                    case .customerUserID:
-                        guard envelope.customerUserID == nil else { return false }; envelope.customerUserID = value
-                    case .action:
-                        if envelope.action == nil { envelope.action = value } else { envelope.actionRepeated = true }
-                    }
-                }
+                guard envelope.store(value, slot: slot) else { return false }
                 i = scanner.skipWhitespace(value.end)
                 guard i < scanner.end else { return false }
                 if scanner.byte(i) == UInt8(ascii: ",") {
@@ -290,78 +309,4 @@ struct EventParser {
 
     /// Appends an option of the current answer.
     mutating func appendOption(_ option: OptionRefs) { options.append(option) }
-}
-
-/// The top-level keys the SPEC reads.
-enum EnvelopeKey {
-    case eventID, eventType, timestamp, deviceID, profileID, customerUserID, action
-
-    /// Matches a decoded key by length, then by its bytes.
-    init?(matching key: UnsafeRawBufferPointer) {
-        switch key.count {
-        case 6 where key.equals("action"): self = .action
-        case 8 where key.equals("event_id"): self = .eventID
-        case 9 where key.equals("timestamp"): self = .timestamp
-        case 9 where key.equals("device_id"): self = .deviceID
-        case 10 where key.equals("event_type"): self = .eventType
-        case 10 where key.equals("profile_id"): self = .profileID
-        case 16 where key.equals("customer_user_id"): self = .customerUserID
-        default: return nil
-        }
-    }
-}
-
-extension EnvelopeKey {
-    /// The envelope key written plainly (no escapes) as the string starting at
-    /// the quote at `quote`, and the index after its closing quote; nil for any
-    /// other string, which then takes the general path (``init(matching:)``).
-    ///
-    /// Performance: one or two 8-byte compares against the keys' little-endian
-    /// spellings, instead of scanning the string and matching its bytes.
-    @inline(__always)
-    static func plainKey(in scanner: JSONScanner, at quote: Int) -> (EnvelopeKey, Int)? {
-        let content = quote + 1
-        let available = scanner.end - content
-        guard available >= 8 else { return nil }
-        let p = UnsafeRawPointer(scanner.base + content)
-        func byte(_ k: Int) -> UInt8 { p.load(fromByteOffset: k, as: UInt8.self) }
-        func closes(_ length: Int) -> Bool { available > length && byte(length) == UInt8(ascii: "\"") }
-        let word = UInt64(littleEndian: p.loadUnaligned(as: UInt64.self))
-        switch word {
-        case 0x6469_5f74_6e65_7665:  // "event_id"
-            return closes(8) ? (.eventID, content + 9) : nil
-        case 0x7974_5f74_6e65_7665:  // "event_ty" + "pe"
-            guard available > 10, byte(8) == UInt8(ascii: "p"), byte(9) == UInt8(ascii: "e"), closes(10) else { return nil }
-            return (.eventType, content + 11)
-        case 0x6d61_7473_656d_6974:  // "timestam" + "p"
-            guard available > 9, byte(8) == UInt8(ascii: "p"), closes(9) else { return nil }
-            return (.timestamp, content + 10)
-        case 0x695f_6563_6976_6564:  // "device_i" + "d"
-            guard available > 9, byte(8) == UInt8(ascii: "d"), closes(9) else { return nil }
-            return (.deviceID, content + 10)
-        case 0x5f65_6c69_666f_7270:  // "profile_" + "id"
-            guard available > 10, byte(8) == UInt8(ascii: "i"), byte(9) == UInt8(ascii: "d"), closes(10) else { return nil }
-            return (.profileID, content + 11)
-        case 0x7265_6d6f_7473_7563:  // "customer" + "_user_id"
-            guard available > 16,
-                  UInt64(littleEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) == 0x6469_5f72_6573_755f,
-                  closes(16) else { return nil }
-            return (.customerUserID, content + 17)
-        default:
-            // "action" + the closing quote: six bytes.
-            guard word & 0xFFFF_FFFF_FFFF == 0x6e6f_6974_6361, byte(6) == UInt8(ascii: "\"") else { return nil }
-            return (.action, content + 7)
-        }
-    }
-}
-
-extension UnsafeRawBufferPointer {
-    /// Byte-wise equality with a static ASCII string (no `String` machinery).
-    @inline(__always)
-    func equals(_ literal: StaticString) -> Bool {
-        let n = literal.utf8CodeUnitCount
-        guard count == n else { return false }
-        guard n > 0 else { return true }
-        return RawBytes.equal(baseAddress!, literal.utf8Start, count: n)
-    }
 }
