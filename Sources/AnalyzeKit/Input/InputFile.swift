@@ -38,6 +38,12 @@ extension InputFile {
         var files: [InputFile] = []
         for argument in arguments {
             if argument == "-" {
+                // Checked now, before any worker thread starts: once Dispatch
+                // opens descriptors of its own, a closed standard input's
+                // number may be taken by one of them.
+                guard fcntl(STDIN_FILENO, F_GETFD) >= 0 else {
+                    throw .input("cannot read '-': \(String(cString: strerror(errno)))")
+                }
                 files.append(InputFile(displayName: "-", location: .standardInput))
                 continue
             }
