@@ -50,8 +50,9 @@ enum EnvelopeKey: Int, CaseIterable {
 /// six letters, the seventh byte is its closing quote), and one test of both
 /// words, under the entry's masks, and the length decides.
 ///
-/// Performance: two loads, a multiply, a table load and three compares, and
-/// no branch. The table is built once per process and never freed.
+/// Performance: two loads, a multiply, a table load and three compares; no
+/// branch depends on which key it is. The table is built once per process and
+/// never freed.
 struct EnvelopeKeyTable: @unchecked Sendable {
     private struct Entry {
         var low: UInt64
