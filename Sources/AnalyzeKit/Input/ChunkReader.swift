@@ -8,7 +8,7 @@
 /// was blank, and handed on as a `.oversizedLine` marker: a 200 MB line costs
 /// no more memory than a short one.
 struct ChunkReader {
-    private let source: DecodedTextSource
+    let source: DecodedTextSource
     private let fileIndex: Int
     /// The chunk the next call starts from: the partial line left after the
     /// last chunk's final `\n`, or the bytes after an oversized line.

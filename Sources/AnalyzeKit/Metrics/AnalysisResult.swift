@@ -17,10 +17,10 @@ public struct AnalysisResult: Sendable {
         timeZone: ReportingTimeZone
     ) {
         let box = PartialBox(partial)
-        box.partial.settle()
+        box.partial!.settle()
         let tables = Tables()
         do {
-            nonisolated(unsafe) let shared = box.partial
+            nonisolated(unsafe) let shared = box.partial!
             DispatchQueue.concurrentPerform(iterations: 4) { task in
                 switch task {
                 case 0: tables.quizAnswers = QuizAnswersTable.rows(from: shared)
@@ -49,11 +49,11 @@ public struct AnalysisResult: Sendable {
 /// Holds the merged partial so that the last reference to it can be dropped
 /// on another thread.
 private final class PartialBox: @unchecked Sendable {
-    var partial: PartialAggregate
+    var partial: PartialAggregate?
 
     init(_ partial: consuming PartialAggregate) { self.partial = partial }
 
-    func release() { partial = PartialAggregate(maxLineBytes: 0, maxRejectRows: 0) }
+    func release() { partial = nil }
 }
 
 /// Results of the concurrent table computations; each field is written by one task.

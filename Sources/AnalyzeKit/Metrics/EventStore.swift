@@ -135,9 +135,9 @@ struct EventExtra {
 /// is kept is settled once, by ``settle()``, after every partial has merged.
 /// The copy kept is the earliest in input order (by chunk, then by line), so
 /// the result does not depend on the order records came in: stores merge
-/// associatively and commutatively, and merging is only chaining records on. The store is
-/// split into ``shardCount`` shards by key hash; shards merge and settle in
-/// parallel.
+/// associatively and commutatively, and merging is only chaining records on.
+/// The store is split into ``shardCount`` shards by key hash; shards merge and
+/// settle in parallel.
 ///
 /// Why settle at the end rather than look each event up as it comes: a
 /// lookup index over every event of a partial is 12–24 bytes per event for

@@ -340,8 +340,8 @@ struct PartialAggregate {
 
     /// Settles duplicates (``EventStore/settle()``), then frees what only
     /// settling and merging read: the copies' keys, and the lookup indexes of
-    /// the identity table and the quiz-string interner. After the last merge, the metric tables only scan records and
-    /// read strings by id.
+    /// the identity table and the quiz-string interner. After the last merge,
+    /// the metric tables only scan records and read strings by id.
     mutating func settle() {
         store.settle()
         store.releaseCopies()

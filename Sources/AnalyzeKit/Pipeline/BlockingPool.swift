@@ -25,27 +25,3 @@ final class BlockingPool<Element: AnyObject>: @unchecked Sendable {
         condition.unlock()
     }
 }
-
-/// The workers' finished partials, each stored once by its own worker.
-final class WorkerPartials: @unchecked Sendable {
-    private let lock = NSLock()
-    private var partials: [PartialAggregate?]
-
-    init(count: Int) { partials = Array(repeating: nil, count: count) }
-
-    /// Stores worker `index`'s partial (once per run, so the lock costs nothing).
-    func store(_ partial: consuming PartialAggregate, at index: Int) {
-        lock.lock()
-        partials[index] = partial
-        lock.unlock()
-    }
-
-    /// Every stored partial, moved out.
-    func take() -> [PartialAggregate] {
-        lock.lock()
-        defer { lock.unlock() }
-        let all = partials.compactMap { $0 }
-        partials = []
-        return all
-    }
-}

@@ -18,13 +18,14 @@ final class ChunkFeed: @unchecked Sendable {
     private let pool: BlockingPool<Chunk>
     private let progress: Analyzer.Progress?
     private var fileIndex = 0
-    private var source: DecodedTextSource?
     private var reader: ChunkReader?
     private var nextSequence = 0
     private var done = false
-    /// Stored and decoded bytes of the inputs finished so far.
-    private var finishedBytesRead = 0
-    private var finishedBytesDecoded = 0
+    /// Stored bytes read from the inputs finished so far (all of them once
+    /// the feed is exhausted).
+    private(set) var bytesRead = 0
+    /// Decoded bytes of the inputs finished so far.
+    private(set) var bytesDecoded = 0
     private(set) var error: AnalyzeError?
 
     /// A feed over `files`, filling chunks from `pool`, which must hold at
@@ -35,11 +36,6 @@ final class ChunkFeed: @unchecked Sendable {
         self.pool = pool
         self.progress = progress
     }
-
-    /// Stored bytes read over all inputs (valid once the feed is exhausted).
-    var bytesRead: Int { finishedBytesRead }
-    /// Decoded bytes over all inputs (valid once the feed is exhausted).
-    var bytesDecoded: Int { finishedBytesDecoded }
 
     /// The next chunk in input order, or nil when every input is read or a
     /// read failed (see ``error``).
@@ -53,23 +49,21 @@ final class ChunkFeed: @unchecked Sendable {
                         done = true
                         return nil
                     }
-                    let opened = try DecodedTextSource(files[fileIndex])
-                    source = opened
-                    reader = ChunkReader(source: opened, fileIndex: fileIndex)
+                    reader = ChunkReader(source: try DecodedTextSource(files[fileIndex]), fileIndex: fileIndex)
                 }
+                let source = reader!.source
                 if let chunk = try reader!.next(take: pool.take, recycle: pool.give) {
                     chunk.sequence = nextSequence
                     nextSequence += 1
-                    if let progress, let source {
-                        progress.storedBytes.store(finishedBytesRead + source.bytesRead, ordering: .relaxed)
-                        progress.decodedBytes.store(finishedBytesDecoded + source.bytesDecoded, ordering: .relaxed)
+                    if let progress {
+                        progress.storedBytes.store(bytesRead + source.bytesRead, ordering: .relaxed)
+                        progress.decodedBytes.store(bytesDecoded + source.bytesDecoded, ordering: .relaxed)
                     }
                     return chunk
                 }
-                finishedBytesRead += source!.bytesRead
-                finishedBytesDecoded += source!.bytesDecoded
+                bytesRead += source.bytesRead
+                bytesDecoded += source.bytesDecoded
                 reader = nil
-                source = nil
                 fileIndex += 1
             } catch {
                 self.error = error
