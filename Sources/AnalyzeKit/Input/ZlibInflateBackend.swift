@@ -1,8 +1,21 @@
 import CZlib
 
-/// zlib's `inflate` in gzip mode (window bits 16 + 15).
+/// zlib's `inflate` in gzip mode (window bits 16 + 15), with the member's
+/// CRC-32 and length checked here rather than by zlib.
+///
+/// Performance: zlib 1.2.13 computes the CRC a byte table at a time, about a
+/// fifth of its inflate time on the benchmark exports, and on the one thread
+/// that inflates. `inflateValidate(_, 0)` turns that off; ``CRC32`` (folded
+/// with PCLMULQDQ where the CPU has it) checks the output instead, and the
+/// trailer's CRC-32 and ISIZE are read from the last eight bytes consumed.
 final class ZlibInflateBackend: InflateBackend {
     private let stream: UnsafeMutablePointer<z_stream>
+    /// CRC-32 and length (mod 2³²) of the current member's output so far.
+    private var crc: UInt32 = 0
+    private var length: UInt32 = 0
+    /// The last eight input bytes consumed, the latest in the high byte: at a
+    /// member's end, its trailer (CRC-32 then ISIZE, little-endian).
+    private var lastConsumed: UInt64 = 0
 
     static var name: String { "zlib " + String(cString: zlibVersion()) }
 
@@ -11,6 +24,7 @@ final class ZlibInflateBackend: InflateBackend {
         stream.initialize(to: z_stream())
         // Only fails without memory, which the allocator reports first.
         precondition(czlib_inflate_init_gzip(stream) == Z_OK, "cannot initialise zlib")
+        inflateValidate(stream, 0)
     }
 
     deinit {
@@ -29,14 +43,40 @@ final class ZlibInflateBackend: InflateBackend {
         let consumed = input.count - Int(stream.pointee.avail_in)
         let produced = output.count - Int(stream.pointee.avail_out)
         switch status {
-        case Z_OK, Z_BUF_ERROR:
-            return (consumed, produced, false)
-        case Z_STREAM_END:
+        case Z_OK, Z_BUF_ERROR, Z_STREAM_END:
+            crc = CRC32.update(crc, with: UnsafeRawBufferPointer(rebasing: output[..<produced]))
+            length &+= UInt32(truncatingIfNeeded: produced)
+            remember(consumed: UnsafeRawBufferPointer(rebasing: input[..<consumed]))
+            guard status == Z_STREAM_END else { return (consumed, produced, false) }
+            // zlib stops exactly after the trailer (it hands back bytes its bit
+            // buffer read ahead), so the trailer is the last 8 bytes consumed.
+            if UInt32(truncatingIfNeeded: lastConsumed) != crc {
+                throw InflateFailure(reason: "incorrect data check")
+            }
+            if UInt32(truncatingIfNeeded: lastConsumed >> 32) != length {
+                throw InflateFailure(reason: "incorrect length check")
+            }
             return (consumed, produced, true)
         default:
             throw InflateFailure(reason: stream.pointee.msg.map { String(cString: $0) } ?? "inflate error \(status)")
         }
     }
 
-    func reset() { inflateReset(stream) }
+    /// Shifts the last (up to eight) of `bytes` into ``lastConsumed``.
+    private func remember(consumed bytes: UnsafeRawBufferPointer) {
+        if bytes.count >= 8 {
+            lastConsumed = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self))
+            return
+        }
+        for byte in bytes {
+            lastConsumed = lastConsumed >> 8 | UInt64(byte) << 56
+        }
+    }
+
+    func reset() {
+        inflateReset(stream)
+        inflateValidate(stream, 0)
+        crc = 0
+        length = 0
+    }
 }

@@ -1,0 +1,72 @@
+import XCTest
+@testable import AnalyzeKit
+import EventGenerator
+
+/// gzip's CRC-32 (``CRC32``) and the zlib backend, which checks it itself.
+final class CRC32Tests: XCTestCase {
+    func testCheckValue() {
+        // The catalogue check value of CRC-32/ISO-HDLC (gzip's): "123456789".
+        let text = Array("123456789".utf8)
+        XCTAssertEqual(text.withUnsafeBytes { CRC32.update(0, with: $0) }, 0xCBF4_3926)
+        XCTAssertEqual([UInt8]().withUnsafeBytes { CRC32.update(0x1234_5678, with: $0) }, 0x1234_5678)
+    }
+
+    /// Every length up to 300 (the folded path starts at 64) and longer runs,
+    /// at every alignment, from random starting CRCs and split anywhere: the
+    /// same as zlib's `crc32_z`.
+    func testAgreesWithZlibAtEveryLengthAlignmentAndSplit() {
+        var random = SplitMix64(0xC3C3)
+        let bytes = (0..<70_000).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        bytes.withUnsafeBytes { all in
+            let lengths = Array(0...300) + [511, 512, 513, 1023, 4096, 65_535, 69_000]
+            for (n, length) in lengths.enumerated() {
+                let offset = n % 16
+                let piece = UnsafeRawBufferPointer(rebasing: all[offset..<(offset + length)])
+                let seed = UInt32(truncatingIfNeeded: random.next())
+                let expected = CRC32.zlibUpdate(seed, with: piece)
+                XCTAssertEqual(CRC32.update(seed, with: piece), expected, "length \(length) at offset \(offset)")
+                let split = length == 0 ? 0 : Int(random.next() % UInt64(length + 1))
+                let chained = CRC32.update(
+                    CRC32.update(seed, with: UnsafeRawBufferPointer(rebasing: piece[..<split])),
+                    with: UnsafeRawBufferPointer(rebasing: piece[split...]))
+                XCTAssertEqual(chained, expected, "length \(length) split at \(split)")
+            }
+        }
+    }
+
+    /// The backend reads the trailer from the last eight bytes it consumed, so
+    /// feed it one byte per call (the trailer then arrives across eight calls)
+    /// and in one call, intact and with each trailer byte damaged.
+    func testZlibBackendChecksTheTrailerHoweverTheInputArrives() throws {
+        let text = Array((0..<3_000).map { "line \($0) of the member\n" }.joined().utf8)
+        let member = gzip(text)
+        func decode(_ member: [UInt8], bytesPerCall: Int) throws -> [UInt8] {
+            let backend = ZlibInflateBackend()
+            var output = [UInt8](repeating: 0, count: text.count + 64)
+            var produced = 0, consumed = 0
+            try output.withUnsafeMutableBytes { out in
+                try member.withUnsafeBytes { all in
+                    while consumed < all.count {
+                        let input = UnsafeRawBufferPointer(rebasing: all[consumed..<min(all.count, consumed + bytesPerCall)])
+                        let step = try backend.inflate(input, into: UnsafeMutableRawBufferPointer(rebasing: out[produced...]))
+                        consumed += step.consumed
+                        produced += step.produced
+                        if step.memberEnded { break }
+                    }
+                }
+            }
+            return Array(output[..<produced])
+        }
+        for bytesPerCall in [1, 7, member.count] {
+            XCTAssertEqual(try decode(member, bytesPerCall: bytesPerCall), text, "\(bytesPerCall) bytes per call")
+            for back in 1...8 {
+                var damaged = member
+                damaged[damaged.count - back] ^= 0x10
+                let expected = back > 4 ? "incorrect data check" : "incorrect length check"
+                XCTAssertThrowsError(try decode(damaged, bytesPerCall: bytesPerCall), "byte \(back) from the end") { error in
+                    XCTAssertEqual((error as? InflateFailure)?.reason, expected)
+                }
+            }
+        }
+    }
+}
