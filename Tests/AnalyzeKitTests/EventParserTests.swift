@@ -153,25 +153,34 @@ final class EventParserTests: XCTestCase {
 
 extension EventParserTests {
     /// The envelope-key table agrees with the general matcher: every key in
-    /// its plain spelling, whatever bytes follow its closing quote (which the
-    /// table may read), and nothing that merely
-    /// starts like one, ends early, or differs in case; and random near-keys.
+    /// its plain spelling and closed by a quote, whatever bytes follow (which
+    /// the table may read), and nothing that merely starts like one, goes on
+    /// past it (with an escape, say), ends early, or differs in case; and
+    /// random near-keys.
     func testEnvelopeKeyTableAgreesWithTheMatcher() {
         let table = EnvelopeKeyTable.shared
-        func slot(_ key: String, followedBy tail: String = "\":\"0123456789abcdef\"") -> Int {
-            Array((key + tail).utf8).withUnsafeBytes { table.slot(content: $0.baseAddress!, length: key.utf8.count) }
+        func match(_ key: String, followedBy tail: String = "\":\"0123456789abcdef\"") -> Int? {
+            Array((key + tail).utf8).withUnsafeBytes { bytes in
+                table.match(content: bytes.baseAddress!).map { found in
+                    XCTAssertEqual(found.length, key.utf8.count, key)
+                    return found.slot
+                }
+            }
         }
         for key in EnvelopeKey.allCases {
             let name = "\(key.name)"
-            XCTAssertEqual(slot(name), key.rawValue, name)
-            XCTAssertEqual(slot(name, followedBy: "\"xxxxxxxxxxxxxxxxxxxxx"), key.rawValue, name + " (bytes after the closing quote do not count)")
-            XCTAssertEqual(slot(name + "x"), EnvelopeKey.otherSlot, name + "x")
-            XCTAssertEqual(slot(String(name.dropLast())), EnvelopeKey.otherSlot, String(name.dropLast()))
-            XCTAssertEqual(slot(name.uppercased()), EnvelopeKey.otherSlot, name.uppercased())
+            XCTAssertEqual(match(name), key.rawValue, name)
+            XCTAssertEqual(match(name, followedBy: "\"xxxxxxxxxxxxxxxxxxxxx"), key.rawValue, name + " (bytes after the closing quote do not count)")
+            XCTAssertNil(match(name + "x"), name + "x")
+            XCTAssertNil(match(name, followedBy: "\\u0041\":0000000000000000"), name + " and an escape")
+            XCTAssertNil(match(name, followedBy: ":0000000000000000000"), name + " without its quote")
+            XCTAssertNil(match(String(name.dropLast())), String(name.dropLast()))
+            XCTAssertNil(match(name.uppercased()), name.uppercased())
         }
         for other in ["", "id", "actions", "Event_id", "app_version", "platform", "eventId", "event_idd", "customer_user_i"] {
-            XCTAssertEqual(slot(other), EnvelopeKey.otherSlot, other)
+            XCTAssertNil(match(other), other)
         }
+        XCTAssertNil(match("", followedBy: String(repeating: "\u{0}", count: 20)), "zero bytes")
         // Random strings over the keys' letters, mostly near a key, against the matcher.
         var rng = SplitMix64(3)
         let letters = Array("_acdeimnoprstuvy".utf8)
@@ -188,10 +197,11 @@ extension EventParserTests {
             } else {
                 bytes = (0..<Int.random(in: 0...16, using: &rng)).map { _ in letters.randomElement(using: &rng)! }
             }
-            let expected = bytes.withUnsafeBytes { EnvelopeKey.slot(matching: $0) }
+            let expected = bytes.withUnsafeBytes { EnvelopeKey(matching: $0)?.rawValue }
             let padded = bytes + Array("\":0000000000000000".utf8)
-            let found = padded.withUnsafeBytes { table.slot(content: $0.baseAddress!, length: bytes.count) }
-            XCTAssertEqual(found, expected, String(decoding: bytes, as: UTF8.self))
+            let found = padded.withUnsafeBytes { table.match(content: $0.baseAddress!) }
+            XCTAssertEqual(found?.slot, expected, String(decoding: bytes, as: UTF8.self))
+            if found != nil { XCTAssertEqual(found?.length, bytes.count) }
         }
     }
 }

@@ -73,7 +73,9 @@ struct EnvelopeKeyTable: @unchecked Sendable {
 
     private init() {
         entries = .allocate(capacity: 8)
-        let none = Entry(low: 0, high: 0, lowMask: 0, highMask: 0, length: -1, slot: EnvelopeKey.otherSlot)
+        // An empty entry never matches: all-ones masks against zero words
+        // would need sixteen zero bytes, never a key's first bytes.
+        let none = Entry(low: 0, high: 0, lowMask: ~0, highMask: ~0, length: 0, slot: EnvelopeKey.otherSlot)
         entries.initialize(repeating: none, count: 8)
         for key in EnvelopeKey.allCases {
             let name = key.name
@@ -90,7 +92,7 @@ struct EnvelopeKeyTable: @unchecked Sendable {
             let (lowMask, highMask) = words(masks)
             let (low, high) = words(spelled)
             let index = Self.index(low)
-            precondition(entries[index].length < 0, "EnvelopeKeyTable.multiplier is not perfect for the envelope keys")
+            precondition(entries[index].length == 0, "EnvelopeKeyTable.multiplier is not perfect for the envelope keys")
             entries[index] = Entry(
                 low: low & lowMask, high: high & highMask, lowMask: lowMask, highMask: highMask, length: length,
                 slot: key.rawValue)
@@ -102,18 +104,23 @@ struct EnvelopeKeyTable: @unchecked Sendable {
         Int(truncatingIfNeeded: ((word & prefixMask) &* multiplier) >> 61)
     }
 
-    /// The slot of the key whose unescaped content is the `length` bytes at
-    /// `content`, followed by its closing quote; at least 16 bytes must be
-    /// readable there.
+    /// The slot and length of the envelope key spelled plainly at `content`
+    /// (the byte after a key's opening quote) and closed by a quote there, or
+    /// nil: another key, or an envelope key written with escapes. At least 17
+    /// bytes must be readable at `content`.
+    ///
+    /// A match needs no string scan: those bytes, a known key and its quote,
+    /// are a complete, valid JSON string.
     @inline(__always)
-    func slot(content: UnsafeRawPointer, length: Int) -> Int {
+    func match(content: UnsafeRawPointer) -> (slot: Int, length: Int)? {
         let low = UInt64(littleEndian: content.loadUnaligned(as: UInt64.self))
         let high = UInt64(littleEndian: content.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
         let entry = entries[Self.index(low)]
-        // One test of all three (no short-circuit branches).
+        // One test of the words and the closing quote (no short-circuit branches).
+        let quote = content.load(fromByteOffset: entry.length & 31, as: UInt8.self) ^ UInt8(ascii: "\"")
         let difference = ((low & entry.lowMask) ^ entry.low) | ((high & entry.highMask) ^ entry.high)
-            | UInt64(truncatingIfNeeded: entry.length ^ length)
-        return difference == 0 ? entry.slot : EnvelopeKey.otherSlot
+            | UInt64(quote)
+        return difference == 0 ? (entry.slot, entry.length) : nil
     }
 }
 

@@ -231,16 +231,23 @@ struct EventParser {
             var keyScratch: [UInt8] = []
             while true {
                 guard i < scanner.end, scanner.byte(i) == UInt8(ascii: "\"") else { return false }
-                guard let (afterKey, keyEscapes) = scanner.scanString(at: i) else { return false }
                 let slot: Int
-                if keyEscapes {
-                    scanner.decodeString(JSONValue(start: i, end: afterKey, kind: .string, flag: true), into: &keyScratch)
-                    slot = keyScratch.withUnsafeBytes { EnvelopeKey.slot(matching: $0) }
-                } else if scanner.end - (i + 1) >= 16 {
-                    slot = keyTable.slot(content: UnsafeRawPointer(scanner.base + i + 1), length: afterKey - i - 2)
+                let afterKey: Int
+                if scanner.end - (i + 1) >= 17, let known = keyTable.match(content: UnsafeRawPointer(scanner.base + i + 1)) {
+                    // An envelope key and its closing quote: no scan needed.
+                    (slot, afterKey) = (known.slot, i + 2 + known.length)
                 } else {
-                    slot = EnvelopeKey.slot(
-                        matching: UnsafeRawBufferPointer(start: scanner.base + i + 1, count: afterKey - i - 2))
+                    guard let (end, keyEscapes) = scanner.scanString(at: i) else { return false }
+                    afterKey = end
+                    if keyEscapes {
+                        scanner.decodeString(JSONValue(start: i, end: afterKey, kind: .string, flag: true), into: &keyScratch)
+                        slot = keyScratch.withUnsafeBytes { EnvelopeKey.slot(matching: $0) }
+                    } else if scanner.end - (i + 1) >= 17 {
+                        slot = EnvelopeKey.otherSlot  // not spelled as an envelope key
+                    } else {
+                        slot = EnvelopeKey.slot(
+                            matching: UnsafeRawBufferPointer(start: scanner.base + i + 1, count: afterKey - i - 2))
+                    }
                 }
                 i = scanner.skipWhitespace(afterKey)
                 guard i < scanner.end, scanner.byte(i) == UInt8(ascii: ":") else { return false }
