@@ -119,6 +119,9 @@ enum QuizAnswersTable {
             var runEnd = runStart
             var respondents = 0
             while runEnd < answers.count && answers[runEnd].question == question {
+                // Answers are in question and profile order, their options in
+                // input order: ask for the options of an answer a few places ahead.
+                if runEnd + 8 < answers.count { partial.answerOptions.prefetch(answers[runEnd + 8].optionsStart) }
                 let answer = answers[runEnd]
                 // The last answer of each respondent is final.
                 let isFinal = runEnd + 1 == answers.count || answers[runEnd + 1].question != question
