@@ -10,8 +10,10 @@ final class ChunkFeedTests: XCTestCase {
     private static let capacity = 64
 
     private func feed(_ paths: [String], workers: Int) throws -> ChunkFeed {
-        let pool = BlockingPool((0..<(workers + 2)).map { _ in Chunk(capacity: Self.capacity) })
-        return ChunkFeed(files: try InputFile.expand(paths), pool: pool, progress: nil)
+        let files = try InputFile.expand(paths)
+        let size = ChunkFeed.poolSize(workers: workers, files: files.count)
+        let pool = BlockingPool((0..<size).map { _ in Chunk(capacity: Self.capacity) })
+        return ChunkFeed(files: files, workers: workers, pool: pool, progress: nil)
     }
 
     /// What a chunk carries, per file: its lines, or one marker for a line
@@ -69,13 +71,18 @@ final class ChunkFeedTests: XCTestCase {
 
         let feed = try feed(paths, workers: 1)
         var seen = Array(repeating: [String](), count: paths.count)
-        var sequence = 0
+        var chunksPerFile = Array(repeating: 0, count: paths.count)
+        var previous = -1
         while let chunk = feed.next() {
-            XCTAssertEqual(chunk.sequence, sequence, "chunks are numbered in input order")
-            sequence += 1
+            // Four inputs: two bits of input index above 30 bits of chunk.
+            XCTAssertGreaterThan(chunk.sequence, previous, "one worker gets the chunks in input order")
+            XCTAssertEqual(chunk.sequence, chunk.fileIndex << 30 | chunksPerFile[chunk.fileIndex], "chunk numbers")
+            previous = chunk.sequence
+            chunksPerFile[chunk.fileIndex] += 1
             seen[chunk.fileIndex] += Self.tokens(of: chunk)
             feed.recycle(chunk)
         }
+        let sequence = chunksPerFile.reduce(0, +)
         XCTAssertNil(feed.error)
         XCTAssertNil(feed.next(), "an exhausted feed stays exhausted")
         // A line cut at a chunk end is carried whole into the next chunk, so
@@ -105,6 +112,79 @@ final class ChunkFeedTests: XCTestCase {
         let received = collected.items.sorted { $0.sequence < $1.sequence }
         XCTAssertEqual(received.map(\.sequence), Array(0..<received.count), "each sequence number once")
         XCTAssertEqual(received.flatMap(\.tokens), expected)
+    }
+
+    /// Several inputs are read at once, one per worker: every chunk of every
+    /// input still arrives once, numbered by input and by place in it.
+    func testWorkersReadSeveralInputsAtOnceAndNumberChunksByInput() throws {
+        var rng = SplitMix64(9)
+        let directory = TemporaryDirectory()
+        var paths: [String] = [], expected: [[String]] = [], decodedSizes: [Int] = []
+        for file in 0..<6 {
+            let (lines, tokens) = randomLines(file == 4 ? 0 : 400, using: &rng)
+            let bytes = Array((lines.joined(separator: "\n") + (file == 4 ? "" : "\n")).utf8)
+            paths.append(directory.write("f\(file).ndjson\(file % 2 == 0 ? ".gz" : "")", file % 2 == 0 ? gzip(bytes) : bytes))
+            expected.append(tokens)
+            decodedSizes.append(bytes.count)
+        }
+        for workers in [2, 4, 8] {
+            let feed = try feed(paths, workers: workers)
+            let collected = Collected()
+            DispatchQueue.concurrentPerform(iterations: workers) { _ in
+                while let chunk = feed.next() {
+                    let item = (sequence: chunk.sequence, tokens: Self.tokens(of: chunk))
+                    XCTAssertEqual(chunk.sequence >> 29, chunk.fileIndex, "six inputs: three bits of input index")
+                    feed.recycle(chunk)
+                    collected.append(item)
+                }
+            }
+            XCTAssertNil(feed.error)
+            let received = collected.items.sorted { $0.sequence < $1.sequence }
+            for file in 0..<paths.count {
+                let mine = received.filter { $0.sequence >> 29 == file }
+                XCTAssertEqual(mine.map { $0.sequence & (1 << 29 - 1) }, Array(0..<mine.count), "file \(file): each chunk number once")
+                XCTAssertEqual(mine.flatMap(\.tokens), expected[file], "file \(file) with \(workers) workers")
+            }
+            XCTAssertEqual(feed.bytesDecoded, decodedSizes.reduce(0, +), "decoded bytes of every input")
+        }
+    }
+
+    /// Whichever worker meets which failure first, the earliest failing input
+    /// is the one reported, and every input before it is read whole.
+    func testTheEarliestFailingInputIsReportedWhateverTheSchedule() throws {
+        let directory = TemporaryDirectory()
+        let text = String(repeating: "{\"k\":1}\n", count: 3_000)
+        let whole = gzip(Array(text.utf8))
+        let paths = [
+            directory.write("a.ndjson.gz", whole),
+            directory.write("b.ndjson", Array(text.utf8)),
+            directory.write("c.ndjson.gz", Array(whole.prefix(whole.count / 2))),  // truncated
+            directory.write("d.ndjson", Array(text.utf8)),
+            directory.write("e.ndjson.gz", Array(whole.prefix(whole.count / 3))),  // truncated
+            directory.write("f.ndjson", Array(text.utf8)),
+        ]
+        for round in 0..<20 {
+            let workers = 2 + round % 5
+            let feed = try feed(round % 2 == 0 ? paths : Array(paths[3...]) + Array(paths[..<3]), workers: workers)
+            let collected = Collected()
+            DispatchQueue.concurrentPerform(iterations: workers) { _ in
+                while let chunk = feed.next() {
+                    let item = (sequence: chunk.fileIndex, tokens: Self.tokens(of: chunk))
+                    feed.recycle(chunk)
+                    collected.append(item)
+                }
+            }
+            guard case .input(let message)? = feed.error else {
+                return XCTFail("expected an input error, got \(String(describing: feed.error))")
+            }
+            let first = round % 2 == 0 ? "c.ndjson.gz" : "e.ndjson.gz"
+            XCTAssertTrue(message.contains(first), "round \(round): \(message)")
+            // Even rounds: a, b, then c fails; odd rounds: d, then e fails.
+            let before = round % 2 == 0 ? 2 : 1
+            let lines = collected.items.filter { $0.sequence < before }.flatMap(\.tokens).filter { !$0.isEmpty }
+            XCTAssertEqual(lines.count, before * 3_000, "round \(round): the inputs before the failure are read whole")
+            XCTAssertNil(feed.next(), "the feed stays ended")
+        }
     }
 
     func testReadErrorEndsTheFeedForEveryWorker() throws {

@@ -31,6 +31,36 @@ final class DeterminismTests: XCTestCase {
         }
     }
 
+    /// Several inputs are inflated at once, one per worker: every CSV —
+    /// rejects' file names and line numbers, which copy of a duplicate spread
+    /// over two inputs is kept — is the same as when one thread reads them in
+    /// turn.
+    func testSeveralInputsReadAtOnceChangeNoByte() throws {
+        let directory = TemporaryDirectory()
+        let lines = Self.export.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        var paths: [String] = []
+        let parts = 5
+        for part in 0..<parts {
+            let slice = lines[(part * lines.count / parts)..<((part + 1) * lines.count / parts)]
+            let bytes = Array(slice.joined(separator: [0x0A])) + [0x0A]
+            paths.append(part % 2 == 0
+                ? directory.write("part\(part).ndjson.gz", gzip(bytes))
+                : directory.write("part\(part).ndjson", bytes))
+        }
+        let one = try run(paths, threads: 1)
+        XCTAssertGreaterThan(one.quality.duplicates, 0, "the export has duplicates")
+        XCTAssertGreaterThan(one.quality.rejected, 0, "and rejects")
+        XCTAssertEqual(Set(one.rejects.map(\.file)).count, parts, "in every part")
+        for threads in [2, 4, 8] {
+            let many = try run(paths, threads: threads).csvFiles()
+            for (a, b) in zip(one.csvFiles(), many) { XCTAssertEqual(a.contents, b.contents, "\(a.name) with \(threads) threads") }
+        }
+        // And the same kept events as the export in one piece.
+        let whole = try run([directory.write("whole.ndjson", Self.export)], threads: 2)
+        XCTAssertEqual(eventOutputs(one), eventOutputs(whole))
+        XCTAssertEqual(one.quality.duplicates, whole.quality.duplicates)
+    }
+
     func testQualityMatchesTheGeneratorsOwnCount() throws {
         let directory = TemporaryDirectory()
         let result = try run([directory.write("events.ndjson", Self.export)], threads: 2)

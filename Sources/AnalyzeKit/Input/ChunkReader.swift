@@ -38,6 +38,20 @@ struct ChunkReader {
             chunk = take()
             chunk.reset(fileIndex: fileIndex)
         }
+        do {
+            return try fill(chunk, take: take, recycle: recycle)
+        } catch {
+            // The input is done for; its chunk goes back (other inputs may
+            // still be read from the same pool).
+            finished = true
+            recycle(chunk)
+            throw error
+        }
+    }
+
+    /// Fills `chunk` (which may hold a carried partial line) up to its last
+    /// line end; see ``next(take:recycle:)``.
+    private mutating func fill(_ chunk: Chunk, take: () -> Chunk, recycle: (Chunk) -> Void) throws(AnalyzeError) -> Chunk? {
         while true {
             let n = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: chunk.storage[chunk.count...]))
             chunk.count += n
@@ -76,6 +90,14 @@ struct ChunkReader {
             marker.fileIndex = fileIndex
             return marker
         }
+    }
+
+    /// Ends reading early (the input is abandoned): gives back the chunk
+    /// carried between calls.
+    mutating func close(recycle: (Chunk) -> Void) {
+        if let pending { recycle(pending) }
+        pending = nil
+        finished = true
     }
 
     /// Reads past the rest of a line that filled `chunk` entirely. On return

@@ -8,9 +8,9 @@ import Synchronization
 ///
 /// One worker per thread (`--threads`, at most one per core, the calling
 /// thread included) loops: take the next newline-aligned chunk from the
-/// ``ChunkFeed`` — inflating it, under the feed's lock, if none is waiting —
-/// then parse and record it into the worker's own partial (no locks per
-/// event). Chunk buffers come from a fixed pool, so memory for text stays
+/// ``ChunkFeed`` — inflating it itself, from an input no other worker is
+/// reading (several inputs are inflated at once) — then parse and record it
+/// into the worker's own partial (no locks per event). Chunk buffers come from a fixed pool, so memory for text stays
 /// bounded whatever the input size. Chunks carry their input-order sequence
 /// number; the SPEC's order rules use it, never arrival order. After the last
 /// chunk the partials are merged and the metrics computed from the merged whole.
@@ -59,9 +59,10 @@ public struct Analyzer: Sendable {
         // More workers than cores would only cost memory and merge time.
         let workers = min(options.threads, options.maximumWorkers)
         let capacity = max(4 << 20, min(options.maxLineBytes, 1 << 30) + 64)
-        let chunks = BlockingPool((0..<(workers + 2)).map { _ in Chunk(capacity: capacity) })
+        let poolSize = ChunkFeed.poolSize(workers: workers, files: files.count)
+        let chunks = BlockingPool((0..<poolSize).map { _ in Chunk(capacity: capacity) })
         if let progress { progress.totalBytes.store(Self.totalSize(of: files), ordering: .relaxed) }
-        let feed = ChunkFeed(files: files, pool: chunks, progress: progress)
+        let feed = ChunkFeed(files: files, workers: workers, pool: chunks, progress: progress)
         let partials = WorkerPartials(count: workers)
         let maxLineBytes = options.maxLineBytes, maxRejectRows = options.maxRejectRows
 

@@ -1,76 +1,169 @@
 import Foundation
 
-/// Hands out the chunks of all inputs, in input order, to whichever worker
-/// asks next: the worker that asks inflates (or reads) the chunk itself.
+/// Hands out the chunks of all inputs to whichever worker asks next: the
+/// worker that asks inflates (or reads) the chunk itself.
 ///
-/// Reading is serial — one input, one inflate stream — so ``next()`` holds a
-/// lock while it fills a chunk; parsing the chunk happens outside it. There
-/// is no separate reader thread: with one thread per core and every thread
-/// either reading or parsing, no core waits for the scheduler to move a
-/// runnable thread onto it (docs/architecture.md, "Who inflates").
+/// One input is one stream, read in order, so at most one worker reads a
+/// given input at a time; several inputs are read at once, one per worker
+/// (a *lane* per open input, at most one per worker). Reading happens outside
+/// the feed's lock; the lock only hands out lanes. With one input, a worker
+/// that finds its lane busy waits for it, as with a plain lock. There is no
+/// separate reader thread: with one thread per core and every thread either
+/// reading or parsing, no core waits for the scheduler to move a runnable
+/// thread onto it (docs/architecture.md, "Who inflates").
 ///
-/// Chunks are numbered here, in input order; the SPEC's order rules use that
-/// number, never the order in which workers finish. The first read error
-/// ends the feed for every worker and is kept for the caller to throw.
+/// Chunks are numbered in input order: input `f`'s `k`-th chunk is
+/// `f << chunkBits | k`, with just enough bits for the input's index, so
+/// numbers sort by input, then by position in it. The SPEC's order rules use
+/// that number, never the order in which workers finish.
+///
+/// The first failing input in input order ends the run: after an input fails,
+/// later inputs are abandoned, while earlier ones are read on (one of them
+/// may fail too, and its error comes first); ``error`` is then that error.
 final class ChunkFeed: @unchecked Sendable {
-    private let lock = NSLock()
+    /// An open input and its reader; `busy` while a worker reads it.
+    private final class Lane {
+        let fileIndex: Int
+        var reader: ChunkReader?
+        var busy = true
+        var chunks = 0
+        /// The reader's byte counts as of its last chunk (for progress).
+        var bytesRead = 0
+        var bytesDecoded = 0
+
+        init(fileIndex: Int) { self.fileIndex = fileIndex }
+    }
+
+    private let condition = NSCondition()
     private let files: [InputFile]
     private let pool: BlockingPool<Chunk>
     private let progress: Analyzer.Progress?
-    private var fileIndex = 0
-    private var reader: ChunkReader?
-    private var nextSequence = 0
-    private var done = false
+    private let maxLanes: Int
+    /// Bits of a chunk number for the chunk's place in its input.
+    private let chunkBits: Int
+    /// Open inputs, in input order.
+    private var lanes: [Lane] = []
+    private var nextFile = 0
+    /// The earliest input (in input order) that failed, and why.
+    private var failure: (fileIndex: Int, error: AnalyzeError)?
     /// Stored bytes read from the inputs finished so far (all of them once
     /// the feed is exhausted).
     private(set) var bytesRead = 0
     /// Decoded bytes of the inputs finished so far.
     private(set) var bytesDecoded = 0
-    private(set) var error: AnalyzeError?
 
-    /// A feed over `files`, filling chunks from `pool`, which must hold at
-    /// least two more chunks than there are workers (each worker holds one
-    /// while it parses; the reader keeps one and may take another).
-    init(files: [InputFile], pool: BlockingPool<Chunk>, progress: Analyzer.Progress?) {
+    /// The error that ended the feed, if an input failed.
+    var error: AnalyzeError? {
+        condition.lock()
+        defer { condition.unlock() }
+        return failure?.error
+    }
+
+    /// How many chunks the pool must hold for `workers` workers over `files`
+    /// inputs: one per worker parsing, one carried over per open input, and
+    /// one more for a reader to fill.
+    static func poolSize(workers: Int, files: Int) -> Int {
+        workers + min(workers, max(files, 1)) + 1
+    }
+
+    /// A feed over `files` for up to `workers` concurrent workers, filling
+    /// chunks from `pool`, which must hold ``poolSize(workers:files:)`` chunks.
+    init(files: [InputFile], workers: Int, pool: BlockingPool<Chunk>, progress: Analyzer.Progress?) {
         self.files = files
         self.pool = pool
         self.progress = progress
+        maxLanes = max(1, min(workers, files.count))
+        chunkBits = 32 - (files.count <= 1 ? 0 : Int.bitWidth - (files.count - 1).leadingZeroBitCount)
     }
 
-    /// The next chunk in input order, or nil when every input is read or a
-    /// read failed (see ``error``).
+    /// The next chunk, or nil when every input is read or one failed (see
+    /// ``error``).
     func next() -> Chunk? {
-        lock.lock()
-        defer { lock.unlock() }
-        while !done {
-            do throws(AnalyzeError) {
-                if reader == nil {
-                    guard fileIndex < files.count else {
-                        done = true
-                        return nil
-                    }
-                    reader = ChunkReader(source: try DecodedTextSource(files[fileIndex]), fileIndex: fileIndex)
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            // Inputs after a failed one are dropped as soon as no one reads them.
+            if let failure {
+                lanes.removeAll { lane in
+                    guard !lane.busy && lane.fileIndex > failure.fileIndex else { return false }
+                    lane.reader?.close(recycle: pool.give)
+                    return true
                 }
-                let source = reader!.source
-                if let chunk = try reader!.next(take: pool.take, recycle: pool.give) {
-                    chunk.sequence = nextSequence
-                    nextSequence += 1
-                    if let progress {
-                        progress.storedBytes.store(bytesRead + source.bytesRead, ordering: .relaxed)
-                        progress.decodedBytes.store(bytesDecoded + source.bytesDecoded, ordering: .relaxed)
-                    }
-                    return chunk
-                }
-                bytesRead += source.bytesRead
-                bytesDecoded += source.bytesDecoded
-                reader = nil
-                fileIndex += 1
-            } catch {
-                self.error = error
-                done = true
             }
+            if let lane = lanes.first(where: { !$0.busy }) {
+                if let chunk = read(lane) { return chunk }
+                continue
+            }
+            if lanes.count < maxLanes && nextFile < files.count && nextFile < (failure?.fileIndex ?? Int.max) {
+                open()
+                continue
+            }
+            if lanes.isEmpty { return nil }
+            condition.wait()  // every open input is being read
+        }
+    }
+
+    /// Reads `lane`'s next chunk with the lock released; nil when the input
+    /// ended or failed (the lane is then closed). Called and returns locked.
+    private func read(_ lane: Lane) -> Chunk? {
+        lane.busy = true
+        condition.unlock()
+        var reader = lane.reader!
+        let result = Result { () throws(AnalyzeError) in try reader.next(take: pool.take, recycle: pool.give) }
+        let (read, decoded) = (reader.source.bytesRead, reader.source.bytesDecoded)
+        condition.lock()
+        lane.reader = reader
+        lane.busy = false
+        lane.bytesRead = read
+        lane.bytesDecoded = decoded
+        condition.broadcast()  // the lane is free again, or closing
+        switch result {
+        case .success(let chunk?):
+            guard lane.chunks < (1 << chunkBits) - 1 else {
+                pool.give(chunk)
+                fail(lane, .input("'\(files[lane.fileIndex].displayName)' has too many chunks to number beside \(files.count) inputs; analyze fewer files per run"))
+                return nil
+            }
+            chunk.sequence = lane.fileIndex << chunkBits | lane.chunks
+            lane.chunks += 1
+            if let progress {
+                progress.storedBytes.store(bytesRead + lanes.reduce(0) { $0 + $1.bytesRead }, ordering: .relaxed)
+                progress.decodedBytes.store(bytesDecoded + lanes.reduce(0) { $0 + $1.bytesDecoded }, ordering: .relaxed)
+            }
+            return chunk
+        case .success(nil):
+            bytesRead += read
+            bytesDecoded += decoded
+            lanes.removeAll { $0 === lane }
+        case .failure(let error):
+            fail(lane, error)
         }
         return nil
+    }
+
+    /// Opens the next input in a new lane, with the lock released while the
+    /// file is opened. Called and returns locked.
+    private func open() {
+        let index = nextFile
+        nextFile += 1
+        let lane = Lane(fileIndex: index)
+        lanes.append(lane)  // inputs open in input order, so `lanes` stays sorted
+        condition.unlock()
+        let source = Result { () throws(AnalyzeError) in try DecodedTextSource(files[index]) }
+        condition.lock()
+        lane.busy = false
+        condition.broadcast()
+        switch source {
+        case .success(let source): lane.reader = ChunkReader(source: source, fileIndex: index)
+        case .failure(let error): fail(lane, error)
+        }
+    }
+
+    /// Closes `lane` after its input failed; keeps the earliest failure.
+    private func fail(_ lane: Lane, _ error: AnalyzeError) {
+        lane.reader?.close(recycle: pool.give)
+        lanes.removeAll { $0 === lane }
+        if lane.fileIndex < (failure?.fileIndex ?? Int.max) { failure = (lane.fileIndex, error) }
     }
 
     /// Returns a parsed chunk's buffer to the pool (markers own no buffer).
