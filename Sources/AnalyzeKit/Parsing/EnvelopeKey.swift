@@ -39,8 +39,8 @@ enum EnvelopeKey: Int, CaseIterable {
     }
 }
 
-/// Finds the slot of a plainly spelled key from its first 16 bytes without a
-/// branch on which key it is.
+/// Recognizes a plainly spelled envelope key, and where it ends, from the 17
+/// bytes after its opening quote, without a branch on which key it is.
 ///
 /// Keys come in any order and about a third are keys the SPEC does not read,
 /// so a chain of compares (one branch per candidate) mispredicts about once
@@ -48,10 +48,10 @@ enum EnvelopeKey: Int, CaseIterable {
 /// branch simulation. Here the key's first 7 bytes pick one of 8 table entries
 /// by a multiplicative hash that is perfect for the seven keys (for `action`,
 /// six letters, the seventh byte is its closing quote), and one test of both
-/// words, under the entry's masks, and the length decides.
+/// words, under the entry's masks, and of the entry's closing quote decides.
 ///
-/// Performance: two loads, a multiply, a table load and three compares; no
-/// branch depends on which key it is. The table is built once per process and
+/// Performance: three loads, a multiply, a table load and one test; no
+/// branch depends on which key it is (the caller branches on match or not). The table is built once per process and
 /// never freed.
 struct EnvelopeKeyTable: @unchecked Sendable {
     private struct Entry {
@@ -73,8 +73,8 @@ struct EnvelopeKeyTable: @unchecked Sendable {
 
     private init() {
         entries = .allocate(capacity: 8)
-        // An empty entry never matches: all-ones masks against zero words
-        // would need sixteen zero bytes, never a key's first bytes.
+        // An empty entry never matches: its zero words under all-ones masks
+        // need sixteen zero bytes, and its closing quote would be the first.
         let none = Entry(low: 0, high: 0, lowMask: ~0, highMask: ~0, length: 0, slot: EnvelopeKey.otherSlot)
         entries.initialize(repeating: none, count: 8)
         for key in EnvelopeKey.allCases {

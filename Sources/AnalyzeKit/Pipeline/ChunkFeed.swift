@@ -60,8 +60,8 @@ final class ChunkFeed: @unchecked Sendable {
     }
 
     /// How many chunks the pool must hold for `workers` workers over `files`
-    /// inputs: one per worker parsing, one carried over per open input, and
-    /// one more for a reader to fill.
+    /// inputs: one per worker (the chunk it parses, or the next one it fills
+    /// while reading), one carried over per open input, and one spare.
     static func poolSize(workers: Int, files: Int) -> Int {
         workers + min(workers, max(files, 1)) + 1
     }
@@ -120,7 +120,7 @@ final class ChunkFeed: @unchecked Sendable {
         switch result {
         case .success(let chunk?):
             guard lane.chunks < (1 << chunkBits) - 1 else {
-                pool.give(chunk)
+                recycle(chunk)
                 fail(lane, .input("'\(files[lane.fileIndex].displayName)' has too many chunks to number beside \(files.count) inputs; analyze fewer files per run"))
                 return nil
             }
