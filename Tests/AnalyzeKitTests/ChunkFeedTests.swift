@@ -51,6 +51,22 @@ final class ChunkFeedTests: XCTestCase {
         return (lines, expected)
     }
 
+    /// What `workers` concurrent workers took from `feed` until it ended:
+    /// each chunk's number, input and tokens, sorted by chunk number.
+    private func drain(_ feed: ChunkFeed, workers: Int) -> [Item] {
+        // A class, not a stack `Mutex`: ThreadSanitizer reports the closures'
+        // accesses to a captured stack variable as a race, lock or not.
+        let collected = Collected()
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            while let chunk = feed.next() {
+                let item = Item(sequence: chunk.sequence, fileIndex: chunk.fileIndex, tokens: Self.tokens(of: chunk))
+                feed.recycle(chunk)
+                collected.append(item)
+            }
+        }
+        return collected.items.sorted { $0.sequence < $1.sequence }
+    }
+
     func testChunksCarryEveryLineOfEveryFileInOrder() throws {
         var rng = SplitMix64(7)
         let directory = TemporaryDirectory()
@@ -98,18 +114,8 @@ final class ChunkFeedTests: XCTestCase {
         let path = directory.write("events.ndjson.gz", gzip(Array((lines.joined(separator: "\n") + "\n").utf8)))
         let workers = 4
         let feed = try feed([path], workers: workers)
-        // A class, not a stack `Mutex`: ThreadSanitizer reports the closures'
-        // accesses to a captured stack variable as a race, lock or not.
-        let collected = Collected()
-        DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            while let chunk = feed.next() {
-                let item = (sequence: chunk.sequence, tokens: Self.tokens(of: chunk))
-                feed.recycle(chunk)
-                collected.append(item)
-            }
-        }
+        let received = drain(feed, workers: workers)
         XCTAssertNil(feed.error)
-        let received = collected.items.sorted { $0.sequence < $1.sequence }
         XCTAssertEqual(received.map(\.sequence), Array(0..<received.count), "each sequence number once")
         XCTAssertEqual(received.flatMap(\.tokens), expected)
     }
@@ -129,17 +135,9 @@ final class ChunkFeedTests: XCTestCase {
         }
         for workers in [2, 4, 8] {
             let feed = try feed(paths, workers: workers)
-            let collected = Collected()
-            DispatchQueue.concurrentPerform(iterations: workers) { _ in
-                while let chunk = feed.next() {
-                    let item = (sequence: chunk.sequence, tokens: Self.tokens(of: chunk))
-                    XCTAssertEqual(chunk.sequence >> 29, chunk.fileIndex, "six inputs: three bits of input index")
-                    feed.recycle(chunk)
-                    collected.append(item)
-                }
-            }
+            let received = drain(feed, workers: workers)
             XCTAssertNil(feed.error)
-            let received = collected.items.sorted { $0.sequence < $1.sequence }
+            for item in received { XCTAssertEqual(item.sequence >> 29, item.fileIndex, "six inputs: three bits of input index") }
             for file in 0..<paths.count {
                 let mine = received.filter { $0.sequence >> 29 == file }
                 XCTAssertEqual(mine.map { $0.sequence & (1 << 29 - 1) }, Array(0..<mine.count), "file \(file): each chunk number once")
@@ -166,14 +164,7 @@ final class ChunkFeedTests: XCTestCase {
         for round in 0..<20 {
             let workers = 2 + round % 5
             let feed = try feed(round % 2 == 0 ? paths : Array(paths[3...]) + Array(paths[..<3]), workers: workers)
-            let collected = Collected()
-            DispatchQueue.concurrentPerform(iterations: workers) { _ in
-                while let chunk = feed.next() {
-                    let item = (sequence: chunk.fileIndex, tokens: Self.tokens(of: chunk))
-                    feed.recycle(chunk)
-                    collected.append(item)
-                }
-            }
+            let received = drain(feed, workers: workers)
             guard case .input(let message)? = feed.error else {
                 return XCTFail("expected an input error, got \(String(describing: feed.error))")
             }
@@ -181,7 +172,7 @@ final class ChunkFeedTests: XCTestCase {
             XCTAssertTrue(message.contains(first), "round \(round): \(message)")
             // Even rounds: a, b, then c fails; odd rounds: d, then e fails.
             let before = round % 2 == 0 ? 2 : 1
-            let lines = collected.items.filter { $0.sequence < before }.flatMap(\.tokens).filter { !$0.isEmpty }
+            let lines = received.filter { $0.fileIndex < before }.flatMap(\.tokens).filter { !$0.isEmpty }
             XCTAssertEqual(lines.count, before * 3_000, "round \(round): the inputs before the failure are read whole")
             XCTAssertNil(feed.next(), "the feed stays ended")
         }
@@ -208,18 +199,25 @@ final class ChunkFeedTests: XCTestCase {
     }
 }
 
+/// One chunk as a test worker saw it.
+private struct Item {
+    var sequence: Int
+    var fileIndex: Int
+    var tokens: [String]
+}
+
 /// Items appended from several threads under a lock.
 private final class Collected: @unchecked Sendable {
     private let lock = NSLock()
-    private var stored: [(sequence: Int, tokens: [String])] = []
+    private var stored: [Item] = []
 
-    func append(_ item: (sequence: Int, tokens: [String])) {
+    func append(_ item: Item) {
         lock.lock()
         stored.append(item)
         lock.unlock()
     }
 
-    var items: [(sequence: Int, tokens: [String])] {
+    var items: [Item] {
         lock.lock()
         defer { lock.unlock() }
         return stored
