@@ -1,3 +1,4 @@
+import EventGenerator
 import XCTest
 @testable import AnalyzeKit
 
@@ -188,6 +189,30 @@ final class TimestampParserTests: XCTestCase {
             guard let instant else { break }
             XCTAssertEqual(rfc3339(TimestampParser.formatUTCMilliseconds(instant)), instant, "\(milliseconds)")
             milliseconds += 7_777_777_777_777   // about 246 years, an odd count of ms
+        }
+    }
+
+    /// A parser that keeps the last valid date (``TimestampParser/DateCache``)
+    /// gives what a fresh parse gives, whatever came before: runs of one day,
+    /// dates one byte apart (a valid date then an invalid one with the same
+    /// first nine bytes, February 29 in and out of leap years), and damage
+    /// outside the date after a date was cached.
+    func testTheDateCacheNeverChangesAResult() {
+        var rng = SplitMix64(29)
+        let dates = ["2026-11-01", "2026-11-02", "2026-11-31", "2026-11-30", "2024-02-29", "2026-02-29",
+                     "2026-02-28", "0000-12-31", "9999-12-31", "2026-1x-01", "2026-11-0a", "0001-01-01"]
+        let times = ["T00:07:00.306Z", "T23:59:59Z", "t12:00:00+09:00", "T00:00:00.123456789-00:00",
+                     "T24:00:00Z", "T12:60:00Z", "T12:00:00", "T12:00:00.Z", "T00:30:00-01:00", "T00:00:00+00:01"]
+        var cache = TimestampParser.DateCache()
+        var previous = dates[0]
+        for n in 0..<5_000 {
+            // Mostly the previous date again, as in an export.
+            let date = Int.random(in: 0..<4, using: &rng) == 0 ? dates.randomElement(using: &rng)! : previous
+            previous = date
+            let text = date + times.randomElement(using: &rng)!
+            var copy = text
+            let cached = copy.withUTF8 { TimestampParser.parseRFC3339(UnsafeRawBufferPointer($0), dates: &cache) }
+            XCTAssertEqual(cached, rfc3339(text), "\(n): \(text)")
         }
     }
 

@@ -27,6 +27,8 @@ struct EventParser {
     /// `action` objects found in the cache so far.
     var actionCacheHits: Int { actionCache.hits }
     private var line = UnsafeRawBufferPointer(start: nil, count: 0)
+    /// The last timestamp's date (consecutive lines mostly share it).
+    private var dates = TimestampParser.DateCache()
     private let keyTable = EnvelopeKeyTable.shared
 
     /// A parser; `cachingActions: false` validates and reads every `action`
@@ -182,7 +184,9 @@ struct EventParser {
             // read before `string` appends to the arena (regression test:
             // EventParserTests.testEscapedTimestampsAreDecodedFirst).
             let text = string(timestampValue, in: scanner)
-            instant = withBytes(of: text) { TimestampParser.parseRFC3339($0) }
+            var dates = self.dates  // a local: the closure must not capture `self` while `withBytes` reads it
+            instant = withBytes(of: text) { TimestampParser.parseRFC3339($0, dates: &dates) }
+            self.dates = dates
         }
         guard let instant else { return .rejected(.badTimestamp) }
 
