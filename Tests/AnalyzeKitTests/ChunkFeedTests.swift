@@ -9,11 +9,11 @@ import XCTest
 final class ChunkFeedTests: XCTestCase {
     private static let capacity = 64
 
-    private func feed(_ paths: [String], workers: Int) throws -> ChunkFeed {
+    private func feed(_ paths: [String], workers: Int, chunkBits: Int = 32) throws -> ChunkFeed {
         let files = try InputFile.expand(paths)
         let size = ChunkFeed.poolSize(workers: workers, files: files.count)
         let pool = BlockingPool((0..<size).map { _ in Chunk(capacity: Self.capacity) })
-        return ChunkFeed(files: files, workers: workers, pool: pool, progress: nil)
+        return ChunkFeed(files: files, workers: workers, pool: pool, progress: nil, chunkBits: chunkBits)
     }
 
     /// What a chunk carries, per file: its lines, or one marker for a line
@@ -175,6 +175,25 @@ final class ChunkFeedTests: XCTestCase {
             let lines = received.filter { $0.fileIndex < before }.flatMap(\.tokens).filter { !$0.isEmpty }
             XCTAssertEqual(lines.count, before * 3_000, "round \(round): the inputs before the failure are read whole")
             XCTAssertNil(feed.next(), "the feed stays ended")
+        }
+    }
+
+    /// An input with more chunks than its number has room for fails the run
+    /// with a message naming it (reached here with 3 bits: 7 chunks), and the
+    /// chunks before it still came out numbered in order.
+    func testAnInputWithMoreChunksThanNumbersFailsNamingIt() throws {
+        let directory = TemporaryDirectory()
+        let short = directory.write("short.ndjson", Array(String(repeating: "{}\n", count: 10).utf8))
+        let long = directory.write("long.ndjson", Array(String(repeating: "{\"k\":1}\n", count: 200).utf8))
+        for workers in [1, 3] {
+            let feed = try feed([short, long], workers: workers, chunkBits: 3)
+            let received = drain(feed, workers: workers)
+            guard case .input(let message)? = feed.error else {
+                return XCTFail("expected an input error, got \(String(describing: feed.error))")
+            }
+            XCTAssertTrue(message.contains("long.ndjson") && message.contains("too many chunks"), message)
+            XCTAssertEqual(received.filter { $0.fileIndex == 0 }.flatMap(\.tokens).filter { !$0.isEmpty }.count, 10)
+            XCTAssertEqual(received.filter { $0.fileIndex == 1 }.count, 7, "seven chunk numbers, then the error")
         }
     }
 

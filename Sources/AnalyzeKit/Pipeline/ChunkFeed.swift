@@ -68,12 +68,14 @@ final class ChunkFeed: @unchecked Sendable {
 
     /// A feed over `files` for up to `workers` concurrent workers, filling
     /// chunks from `pool`, which must hold ``poolSize(workers:files:)`` chunks.
-    init(files: [InputFile], workers: Int, pool: BlockingPool<Chunk>, progress: Analyzer.Progress?) {
+    /// `chunkBits` lowers the bits for a chunk's place (tests reach the limit
+    /// with it).
+    init(files: [InputFile], workers: Int, pool: BlockingPool<Chunk>, progress: Analyzer.Progress?, chunkBits: Int = 32) {
         self.files = files
         self.pool = pool
         self.progress = progress
         maxLanes = max(1, min(workers, files.count))
-        chunkBits = 32 - (files.count <= 1 ? 0 : Int.bitWidth - (files.count - 1).leadingZeroBitCount)
+        self.chunkBits = min(chunkBits, 32 - (files.count <= 1 ? 0 : Int.bitWidth - (files.count - 1).leadingZeroBitCount))
     }
 
     /// The next chunk, or nil when every input is read or one failed (see
