@@ -57,6 +57,22 @@ final class CRC32Tests: XCTestCase {
             }
             return Array(output[..<produced])
         }
+        // The same member with the optional header CRC-16 (FHCRC: the low 16
+        // bits of the CRC-32 of the header before it), right and damaged: zlib
+        // checks it while the backend reads the header.
+        var flagged = Array(member[..<10])
+        flagged[3] |= 0x02
+        let headerCRC = flagged.withUnsafeBytes { CRC32.zlibUpdate(0, with: $0) }
+        let withHeaderCRC = flagged + [UInt8(truncatingIfNeeded: headerCRC), UInt8(truncatingIfNeeded: headerCRC >> 8)]
+            + Array(member[10...])
+        for bytesPerCall in [1, 5, withHeaderCRC.count] {
+            XCTAssertEqual(try decode(withHeaderCRC, bytesPerCall: bytesPerCall), text, "FHCRC, \(bytesPerCall) bytes per call")
+            var damaged = withHeaderCRC
+            damaged[11] ^= 0x01
+            XCTAssertThrowsError(try decode(damaged, bytesPerCall: bytesPerCall), "a wrong header CRC") { error in
+                XCTAssertEqual((error as? InflateFailure)?.reason, "header crc mismatch")
+            }
+        }
         for bytesPerCall in [1, 7, member.count] {
             XCTAssertEqual(try decode(member, bytesPerCall: bytesPerCall), text, "\(bytesPerCall) bytes per call")
             for back in 1...8 {
