@@ -11,25 +11,32 @@ final class CRC32Tests: XCTestCase {
         XCTAssertEqual([UInt8]().withUnsafeBytes { CRC32.update(0x1234_5678, with: $0) }, 0x1234_5678)
     }
 
-    /// Every length up to 300 (the folded path starts at 64) and longer runs,
-    /// at every alignment, from random starting CRCs and split anywhere: the
-    /// same as zlib's `crc32_z`.
+    /// Every kernel this machine has, at every length up to 300 (the folds
+    /// start at 64 and 256 bytes) and longer runs, at every alignment, from
+    /// random starting CRCs and split anywhere: the same as zlib's `crc32_z`.
     func testAgreesWithZlibAtEveryLengthAlignmentAndSplit() {
+        XCTAssertNotEqual(CRC32.best, .zlib, "x86-64 has had PCLMULQDQ since 2010: expected a fold here")
+        for kernel in CRC32.Kernel.allCases where kernel.rawValue <= CRC32.best.rawValue {
+            checkAgreement(kernel)
+        }
+    }
+
+    private func checkAgreement(_ kernel: CRC32.Kernel) {
         var random = SplitMix64(0xC3C3)
         let bytes = (0..<70_000).map { _ in UInt8(truncatingIfNeeded: random.next()) }
         bytes.withUnsafeBytes { all in
-            let lengths = Array(0...300) + [511, 512, 513, 1023, 4096, 65_535, 69_000]
+            let lengths = Array(0...300) + [383, 384, 385, 511, 512, 513, 1023, 4096, 65_535, 69_000]
             for (n, length) in lengths.enumerated() {
                 let offset = n % 16
                 let piece = UnsafeRawBufferPointer(rebasing: all[offset..<(offset + length)])
                 let seed = UInt32(truncatingIfNeeded: random.next())
-                let expected = CRC32.zlibUpdate(seed, with: piece)
-                XCTAssertEqual(CRC32.update(seed, with: piece), expected, "length \(length) at offset \(offset)")
+                let expected = CRC32.update(seed, with: piece, using: .zlib)
+                XCTAssertEqual(CRC32.update(seed, with: piece, using: kernel), expected, "\(kernel): length \(length) at offset \(offset)")
                 let split = length == 0 ? 0 : Int(random.next() % UInt64(length + 1))
                 let chained = CRC32.update(
-                    CRC32.update(seed, with: UnsafeRawBufferPointer(rebasing: piece[..<split])),
-                    with: UnsafeRawBufferPointer(rebasing: piece[split...]))
-                XCTAssertEqual(chained, expected, "length \(length) split at \(split)")
+                    CRC32.update(seed, with: UnsafeRawBufferPointer(rebasing: piece[..<split]), using: kernel),
+                    with: UnsafeRawBufferPointer(rebasing: piece[split...]), using: kernel)
+                XCTAssertEqual(chained, expected, "\(kernel): length \(length) split at \(split)")
             }
         }
     }
@@ -62,7 +69,7 @@ final class CRC32Tests: XCTestCase {
         // checks it while the backend reads the header.
         var flagged = Array(member[..<10])
         flagged[3] |= 0x02
-        let headerCRC = flagged.withUnsafeBytes { CRC32.zlibUpdate(0, with: $0) }
+        let headerCRC = flagged.withUnsafeBytes { CRC32.update(0, with: $0, using: .zlib) }
         let withHeaderCRC = flagged + [UInt8(truncatingIfNeeded: headerCRC), UInt8(truncatingIfNeeded: headerCRC >> 8)]
             + Array(member[10...])
         for bytesPerCall in [1, 5, withHeaderCRC.count] {
