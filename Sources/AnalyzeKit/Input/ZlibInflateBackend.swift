@@ -49,9 +49,7 @@ final class ZlibInflateBackend: InflateBackend {
             let status = CZlib.inflate(stream, Z_BLOCK)
             let consumed = input.count - Int(stream.pointee.avail_in)
             remember(consumed: UnsafeRawBufferPointer(rebasing: input[..<consumed]))
-            guard status == Z_OK || status == Z_BUF_ERROR else {
-                throw InflateFailure(reason: stream.pointee.msg.map { String(cString: $0) } ?? "inflate error \(status)")
-            }
+            guard status == Z_OK || status == Z_BUF_ERROR else { throw failure(status) }
             if stream.pointee.data_type & 128 != 0 {
                 inHeader = false
                 inflateValidate(stream, 0)
@@ -77,8 +75,13 @@ final class ZlibInflateBackend: InflateBackend {
             }
             return (consumed, produced, true)
         default:
-            throw InflateFailure(reason: stream.pointee.msg.map { String(cString: $0) } ?? "inflate error \(status)")
+            throw failure(status)
         }
+    }
+
+    /// zlib's own words for a failed `inflate` call.
+    private func failure(_ status: Int32) -> InflateFailure {
+        InflateFailure(reason: stream.pointee.msg.map { String(cString: $0) } ?? "inflate error \(status)")
     }
 
     /// Shifts the last (up to eight) of `bytes` into ``lastConsumed``.

@@ -237,7 +237,10 @@ struct EventParser {
                 guard i < scanner.end, scanner.byte(i) == UInt8(ascii: "\"") else { return false }
                 let slot: Int
                 let afterKey: Int
-                if scanner.end - (i + 1) >= 17, let known = keyTable.match(content: UnsafeRawPointer(scanner.base + i + 1)) {
+                // The table reads 17 bytes after the quote; shorter line ends
+                // take the matcher.
+                let tableFits = scanner.end - (i + 1) >= 17
+                if tableFits, let known = keyTable.match(content: UnsafeRawPointer(scanner.base + i + 1)) {
                     // An envelope key and its closing quote: no scan needed.
                     (slot, afterKey) = (known.slot, i + 2 + known.length)
                 } else {
@@ -246,8 +249,8 @@ struct EventParser {
                     if keyEscapes {
                         scanner.decodeString(JSONValue(start: i, end: afterKey, kind: .string, flag: true), into: &keyScratch)
                         slot = keyScratch.withUnsafeBytes { EnvelopeKey.slot(matching: $0) }
-                    } else if scanner.end - (i + 1) >= 17 {
-                        slot = EnvelopeKey.otherSlot  // not spelled as an envelope key
+                    } else if tableFits {
+                        slot = EnvelopeKey.otherSlot  // the table found no envelope key
                     } else {
                         slot = EnvelopeKey.slot(
                             matching: UnsafeRawBufferPointer(start: scanner.base + i + 1, count: afterKey - i - 2))

@@ -10,10 +10,11 @@ import Synchronization
 /// thread included) loops: take the next newline-aligned chunk from the
 /// ``ChunkFeed`` — inflating it itself, from an input no other worker is
 /// reading (several inputs are inflated at once) — then parse and record it
-/// into the worker's own partial (no locks per event). Chunk buffers come from a fixed pool, so memory for text stays
-/// bounded whatever the input size. Chunks carry their input-order sequence
-/// number; the SPEC's order rules use it, never arrival order. After the last
-/// chunk the partials are merged and the metrics computed from the merged whole.
+/// into the worker's own partial (no locks per event). Chunk buffers come
+/// from a fixed pool, so memory for text stays bounded whatever the input
+/// size. Chunks carry their input-order sequence number; the SPEC's order
+/// rules use it, never arrival order. After the last chunk the partials are
+/// merged and the metrics computed from the merged whole.
 public struct Analyzer: Sendable {
     public static let version = "0.1.0"
 
@@ -99,7 +100,6 @@ public struct Analyzer: Sendable {
         return total
     }
 }
-
 
 /// The workers' finished partials, each stored once by its own worker.
 private final class WorkerPartials: @unchecked Sendable {
