@@ -40,8 +40,8 @@ final class EventStoreTests: XCTestCase {
                     let record = EventRecord(seconds: seconds[id], nanoseconds: 0, extra: Int32(id),
                                              device: UInt32(keys[id] + target), profile: 0,
                                              customerUser: 0, type: .identify)
-                    stores[target].append(record, copy: EventCopy(key: key(keys[id]), sequence: sequence,
-                                                                  fingerprint: UInt64(keys[id])))
+                    stores[target].append(record, copy: EventCopy(key: key(keys[id]), fingerprint: UInt64(keys[id])),
+                                          sequence: sequence)
                 }
             }
             // Copies are numbered in input order, so the earliest has the smallest id.
@@ -90,6 +90,18 @@ final class EventStoreTests: XCTestCase {
             merged.forEachRecord { _ in scanned += 1 }
             XCTAssertEqual(scanned, earliest.count)
         }
+    }
+
+    /// A copy's 64-bit fingerprint is folded to 32 bits: both halves count,
+    /// and no fingerprint folds to the mark of a removed copy.
+    func testFingerprintsFoldBothHalvesAndNeverMarkACopyRemoved() {
+        let key = key(1)
+        for fingerprint: UInt64 in [0xFFFF_FFFF_0000_0000, 0x0000_0000_FFFF_FFFF, 0x1234_5678_EDCB_A987] {
+            XCTAssertFalse(EventCopy(key: key, fingerprint: fingerprint).isRemoved, "\(fingerprint)")
+        }
+        let base = EventCopy(key: key, fingerprint: 0x0000_0001_0000_0000).fingerprint
+        XCTAssertNotEqual(base, EventCopy(key: key, fingerprint: 0x0000_0002_0000_0000).fingerprint, "high half")
+        XCTAssertNotEqual(base, EventCopy(key: key, fingerprint: 0x0000_0001_0000_0001).fingerprint, "low half")
     }
 }
 

@@ -44,34 +44,34 @@ struct EventRecord {
     }
 }
 
-/// Which event a record is a copy of, where the copy came from, and a
-/// fingerprint of the content its ``EventRecord`` does not hold (the
-/// action's): what settling duplicates reads (24 bytes).
+/// Which event a record is a copy of, and a fingerprint of the content its
+/// ``EventRecord`` does not hold (the action's, or an unknown type's
+/// spelling): what settling duplicates reads (16 bytes). Which chunk the
+/// copy came from is kept per run of records (``EventShard``), not per copy.
 struct EventCopy {
     /// The low half of the event's ``EventKey``.
     var keyLow: UInt64
-    var fingerprint: UInt64
     /// The top 32 bits of the key's high half (they choose the shard and
     /// the index tag). With `keyLow`, 96 bits of key: two distinct ids
     /// among 10⁹ events share them with a probability below 10⁻¹¹.
     var keyHigh: UInt32
-    /// The sequence number of the chunk the copy came from. Copies from one
-    /// chunk are in one partial, appended in line order, so the chunk and
-    /// the order of appending give the input order.
-    var sequence: UInt32
+    /// The content fingerprint folded to 32 bits (never
+    /// ``removedFingerprint``). Two copies whose records are equal but whose
+    /// actions differ are taken for equal with a probability of 2⁻³², once per
+    /// such pair: the count of conflicting duplicates may then be one short.
+    var fingerprint: UInt32
 
-    init(key: EventKey, sequence: Int, fingerprint: UInt64) {
-        precondition(sequence < Int(Self.removedSequence), "too many chunks")
+    init(key: EventKey, fingerprint: UInt64) {
         keyLow = key.low
         keyHigh = UInt32(truncatingIfNeeded: key.high >> 32)
-        self.sequence = UInt32(truncatingIfNeeded: sequence)
-        self.fingerprint = fingerprint
+        let folded = UInt32(truncatingIfNeeded: fingerprint ^ fingerprint >> 32)
+        self.fingerprint = folded == Self.removedFingerprint ? folded - 1 : folded
     }
 
-    /// The sequence of a copy that settling removed (see ``EventRecord/isRemoved``).
-    static let removedSequence = UInt32.max
+    /// The fingerprint of a copy that settling removed (see ``EventRecord/isRemoved``).
+    static let removedFingerprint = UInt32.max
 
-    var isRemoved: Bool { sequence == Self.removedSequence }
+    var isRemoved: Bool { fingerprint == Self.removedFingerprint }
 
     func isCopy(of other: EventCopy) -> Bool { keyLow == other.keyLow && keyHigh == other.keyHigh }
 }
@@ -150,10 +150,11 @@ struct EventStore {
     // Each shard made apart (not `repeating:`), so no two share empty storage.
     private(set) var shards = (0..<shardCount).map { _ in EventShard() }
 
-    /// Adds a copy of an event; duplicates are settled by ``settle()``.
+    /// Adds a copy of an event, from the chunk numbered `sequence`;
+    /// duplicates are settled by ``settle()``.
     @inline(__always)
-    mutating func append(_ record: EventRecord, copy: EventCopy) {
-        shards[Int(truncatingIfNeeded: copy.keyHigh >> 28)].append(record, copy: copy)
+    mutating func append(_ record: EventRecord, copy: EventCopy, sequence: Int) {
+        shards[Int(truncatingIfNeeded: copy.keyHigh >> 28)].append(record, copy: copy, sequence: sequence)
     }
 
     /// Kept events (before ``settle()``: every record appended or adopted).
@@ -209,7 +210,7 @@ struct EventStore {
         forEachShardConcurrently { _, shard in shard.settle() }
     }
 
-    /// Frees what only settling reads (24 bytes per record), after the last
+    /// Frees what only settling reads (16 bytes per record), after the last
     /// ``settle()``: the store can then be scanned, not merged or settled.
     mutating func releaseCopies() {
         for i in shards.indices { shards[i].releaseCopies() }
@@ -227,8 +228,11 @@ struct EventStore {
 /// One shard of an ``EventStore``: the records whose key hash falls here.
 ///
 /// Performance: records and their copies' keys are appended to two
-/// ``SegmentedArray``s in step (1 MiB segments of 32 768 entries, so a handle
-/// names both), which never copy as they grow or merge. ``settle()`` reads
+/// ``SegmentedArray``s in step (segments of 32 768 entries, 1 MiB and
+/// 512 KiB, so a handle names both), which never copy as they grow or merge.
+/// The chunk each copy came from is kept once per run of copies from one
+/// chunk (a few hundred copies per run at the default chunk size), and
+/// looked up only for the copies of an event met twice. ``settle()`` reads
 /// the keys alone and looks every copy up once, in an index built for that
 /// moment at its final size: open addressing (linear probing, ≤ 2/3 load)
 /// over 8-byte slots holding 32 bits of the key (the tag) beside the
@@ -240,9 +244,13 @@ struct EventShard {
     /// Kept records, and (after ``settle()``) removed ones that every scan
     /// skips.
     private(set) var records = SegmentedArray<EventRecord>()
-    /// Beside each record (same handle): its key, chunk and fingerprint,
-    /// until ``releaseCopies()``.
-    private var copies = SegmentedArray<EventCopy>()
+    /// Beside each record (same handle): its key and fingerprint, until
+    /// ``releaseCopies()``.
+    private var copies: SegmentedArray<EventCopy>
+    /// Where each run of copies from one chunk starts, in handle order.
+    private var chunkRuns: [ChunkRun] = []
+    /// The chunk of the last run, or -1 when the next copy starts a run.
+    private var lastSequence = -1
     /// Kept records, counting the unsettled ones.
     private(set) var count = 0
     /// Every copy that lost to an earlier one.
@@ -251,8 +259,14 @@ struct EventShard {
     /// ``settle()``).
     private(set) var conflictingDuplicates = 0
 
+    /// A run of copies from one chunk: its first handle and the chunk's sequence number.
+    private struct ChunkRun {
+        var start: Handle
+        var sequence: Int
+    }
+
     init() {
-        precondition(records.shift == copies.shift, "records and copies share handles")
+        copies = SegmentedArray(shift: records.shift)  // records and copies share handles
     }
 
     /// The slot entry for a copy: its tag beside its handle plus one.
@@ -263,10 +277,25 @@ struct EventShard {
     }
 
     @inline(__always)
-    mutating func append(_ record: EventRecord, copy: EventCopy) {
-        records.append(record)
+    mutating func append(_ record: EventRecord, copy: EventCopy, sequence: Int) {
+        let handle = records.append(record)
         copies.append(copy)
         count += 1
+        if sequence != lastSequence {
+            chunkRuns.append(ChunkRun(start: handle, sequence: sequence))
+            lastSequence = sequence
+        }
+    }
+
+    /// The sequence number of the chunk the copy at `handle` came from.
+    private func sequence(of handle: Handle) -> Int {
+        // The last run starting at or before `handle`.
+        var low = 0, high = chunkRuns.count
+        while high - low > 1 {
+            let middle = (low + high) / 2
+            if chunkRuns[middle].start <= handle { low = middle } else { high = middle }
+        }
+        return chunkRuns[low].sequence
     }
 
     /// Takes in every record of `other`, each mapped through `remap` (which
@@ -279,6 +308,7 @@ struct EventShard {
         var incoming = other.records
         let incomingCopies = other.copies
         let incomingDropped = other.dropped
+        let incomingRuns = other.chunkRuns
         precondition(copies.count == records.count && incomingCopies.count == incoming.count,
                      "a store merged after releaseCopies()")
         count += other.count
@@ -286,6 +316,9 @@ struct EventShard {
         incoming.updateEach { record in
             if !record.isRemoved { record = remap(record) }
         }
+        let base = records.adoptionBase
+        chunkRuns += incomingRuns.lazy.map { ChunkRun(start: $0.start + base, sequence: $0.sequence) }
+        lastSequence = -1
         records.adopt(consume incoming)
         copies.adopt(consume incomingCopies)
         dropped.reserveCapacity(dropped.count + incomingDropped.count)
@@ -297,8 +330,8 @@ struct EventShard {
 
     /// See ``EventStore/settle()``. Every kept copy is looked up in an index
     /// of this shard's kept copies, in handle order; a key met again keeps
-    /// the earlier copy (by chunk, then by handle: the order of appending)
-    /// in the first record's place, and the later record is marked removed.
+    /// the earlier copy (by chunk, then by handle: the order of appending),
+    /// the index then points at it, and the other record is marked removed.
     ///
     /// Settling is idempotent, and records adopted from a settled shard are
     /// settled again with the rest: each was kept there, but may be a copy
@@ -326,16 +359,14 @@ struct EventShard {
                         kept += 1
                         continue
                     }
-                    // The earlier copy stays in the first record's place.
-                    if copy.sequence < copies[first].sequence {
-                        dropped.append(DroppedCopy(record: records[first], copy: copies[first]))
-                        records[first] = records[handle]
-                        copies[first] = copy
-                    } else {
-                        dropped.append(DroppedCopy(record: records[handle], copy: copy))
-                    }
-                    records[handle].nanoseconds = EventRecord.removedNanoseconds
-                    copies[handle].sequence = EventCopy.removedSequence
+                    // Copies from one chunk are in handle order, and `first`
+                    // was met before `handle`.
+                    let keepsLater = sequence(of: handle) < sequence(of: first)
+                    let loser = keepsLater ? first : handle
+                    dropped.append(DroppedCopy(record: records[loser], copy: copies[loser]))
+                    records[loser].nanoseconds = EventRecord.removedNanoseconds
+                    copies[loser].fingerprint = EventCopy.removedFingerprint
+                    if keepsLater { slots[slot] = Self.slot(tag: copy.keyHigh, handle: handle) }
                 }
             }
         }
@@ -371,7 +402,8 @@ struct EventShard {
 
     /// See ``EventStore/releaseCopies()``.
     mutating func releaseCopies() {
-        copies = SegmentedArray()
+        copies = SegmentedArray(shift: records.shift)
+        chunkRuns = []
     }
 }
 

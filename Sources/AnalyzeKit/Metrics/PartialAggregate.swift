@@ -67,8 +67,9 @@ struct PartialAggregate {
     private(set) var answerOptions = SegmentedArray<AnswerOption>()
 
     private var parser = EventParser()
-    /// Accepted events of the current batch.
+    /// Accepted events of the current batch, all from the chunk numbered `chunkSequence`.
     private var pending: [PendingEvent] = []
+    private var chunkSequence = 0
     /// The options of the answer being recorded (reused).
     private var answerScratch: [AnswerOption] = []
     /// The id (plus one) of each role's most recent identity, in line order.
@@ -101,6 +102,7 @@ struct PartialAggregate {
         lastIdentityBytes = (nil, nil, nil)
         defer { flushPending() }
         let sequence = UInt64(chunk.sequence) << 32
+        chunkSequence = chunk.sequence
         switch chunk.kind {
         case .oversizedLine(let isBlank):
             if !isBlank {
@@ -222,7 +224,7 @@ struct PartialAggregate {
                 profile: 0,
                 customerUser: 0,
                 type: event.type),
-            copy: EventCopy(key: key, sequence: Int(position >> 32), fingerprint: event.contentFingerprint),
+            copy: EventCopy(key: key, fingerprint: event.contentFingerprint),
             device: identity(event.deviceID, last: &lastIdentityBytes.device),
             profile: identity(event.profileID, last: &lastIdentityBytes.profile),
             customerUser: identity(event.customerUserID, last: &lastIdentityBytes.customerUser)))
@@ -270,7 +272,7 @@ struct PartialAggregate {
             if event.device.isPresent { recentIdentities.device = record.device }
             if event.profile.isPresent { recentIdentities.profile = record.profile }
             if event.customerUser.isPresent { recentIdentities.customerUser = record.customerUser }
-            store.append(record, copy: event.copy)
+            store.append(record, copy: event.copy, sequence: chunkSequence)
         }
     }
 

@@ -52,6 +52,12 @@ struct SegmentedArray<Element: BitwiseCopyable> {
         self.shift = shift
     }
 
+    /// An array of `1 << shift` elements per segment (for arrays whose
+    /// handles must match another's).
+    init(shift: Int) {
+        self.shift = shift
+    }
+
     private var capacity: Int { 1 << shift }
 
     /// The handle the next ``adopt(_:)`` adds to the adopted array's handles.
