@@ -1,19 +1,111 @@
 import XCTest
+import EventGenerator
 @testable import AnalyzeKit
 
 /// Memory per event is a documented property (docs/architecture.md): keep it.
 final class LayoutTests: XCTestCase {
     func testPerEventStructuresHaveTheDocumentedSizes() {
-        XCTAssertEqual(MemoryLayout<EventRecord>.stride, 32)
+        XCTAssertEqual(MemoryLayout<EventRecord>.stride, 24)
         XCTAssertEqual(MemoryLayout<EventCopy>.stride, 16)
-        XCTAssertEqual(MemoryLayout<EventExtra>.stride, 24)
+        XCTAssertEqual(MemoryLayout<EventExtra>.stride, 20)
     }
 
     /// The per-worker working sets the architecture page lists.
     func testPerWorkerBuffersHaveTheDocumentedSizes() {
         XCTAssertEqual(MemoryLayout<ActionTape.Entry>.stride, 56)
-        XCTAssertEqual(MemoryLayout<PendingEvent>.stride, 120)
-        XCTAssertEqual(MemoryLayout<AnswerRecord>.stride, 24)
+        XCTAssertEqual(MemoryLayout<PendingEvent>.stride, 112)
+        XCTAssertEqual(MemoryLayout<AnswerRecord>.stride, 16)
         XCTAssertEqual(MemoryLayout<AnswerOption>.stride, 12)
+    }
+}
+
+/// The packed per-event structures give back every value they were given,
+/// at the ends of each field's range, and setting one field leaves the
+/// others as they were.
+final class PackedFieldTests: XCTestCase {
+    func testEventRecordKeepsEveryFieldAtItsLimits() {
+        var rng = SplitMix64(5)
+        let seconds: [Int64] = [Instant.minimum.seconds, -1, 0, 1_795_857_302, Instant.maximum.seconds]
+        let nanoseconds: [UInt32] = [0, 1, 31, 32, 999_999_999, EventRecord.removedNanoseconds]
+        let ids: [UInt32] = [0, 1, 0x2AAA_AAAA, EventRecord.identityLimit - 1]
+        let extras: [Int32] = [-1, 0, 12_345, EventRecord.extraLimit - 1]
+        for _ in 0..<2_000 {
+            func pick<T>(_ values: [T]) -> T { values[Int(rng.next() % UInt64(values.count))] }
+            let fields = (seconds: pick(seconds), nanoseconds: pick(nanoseconds), extra: pick(extras),
+                          device: pick(ids), profile: pick(ids), customerUser: pick(ids), type: pick(EventType.allCases))
+            var record = EventRecord(seconds: fields.seconds, nanoseconds: fields.nanoseconds, extra: fields.extra,
+                                     device: fields.device, profile: fields.profile,
+                                     customerUser: fields.customerUser, type: fields.type)
+            func check(_ context: String) {
+                XCTAssertEqual(record.seconds, fields.seconds, context)
+                XCTAssertEqual(record.nanoseconds, fields.nanoseconds, context)
+                XCTAssertEqual(record.extra, fields.extra, context)
+                XCTAssertEqual(record.device, fields.device, context)
+                XCTAssertEqual(record.profile, fields.profile, context)
+                XCTAssertEqual(record.customerUser, fields.customerUser, context)
+                XCTAssertEqual(record.type, fields.type, context)
+                XCTAssertEqual(record.isRemoved, fields.nanoseconds == EventRecord.removedNanoseconds, context)
+            }
+            check("as made")
+            // Rewrite each field with a new value, one at a time.
+            var expected = fields
+            expected.device = pick(ids); record.device = expected.device
+            expected.nanoseconds = pick(nanoseconds); record.nanoseconds = expected.nanoseconds
+            expected.extra = pick(extras); record.extra = expected.extra
+            expected.customerUser = pick(ids); record.customerUser = expected.customerUser
+            expected.seconds = pick(seconds); record.seconds = expected.seconds
+            expected.profile = pick(ids); record.profile = expected.profile
+            expected.type = pick(EventType.allCases); record.type = expected.type
+            XCTAssertEqual(record.seconds, expected.seconds)
+            XCTAssertEqual(record.nanoseconds, expected.nanoseconds)
+            XCTAssertEqual(record.extra, expected.extra)
+            XCTAssertEqual(record.device, expected.device)
+            XCTAssertEqual(record.profile, expected.profile)
+            XCTAssertEqual(record.customerUser, expected.customerUser)
+            XCTAssertEqual(record.type, expected.type)
+        }
+    }
+
+    func testEventExtraKeepsItsIDAndAnswer() {
+        let bytes: (UInt64, UInt64) = (0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210)
+        for letterCase in [PackedUUID.Case.lower, .upper] {
+            for answer: Int32 in [-1, 0, 7, (1 << 30) - 2] {
+                var extra = EventExtra(packedID: bytes, case: letterCase, answer: answer)
+                XCTAssertEqual(extra.packedCase, letterCase)
+                XCTAssertEqual(extra.answer, answer)
+                withUnsafeBytes(of: extra.id) { id in
+                    withUnsafeBytes(of: bytes) { XCTAssertEqual(Array(id), Array($0)) }
+                }
+                extra.answer = 3
+                XCTAssertEqual(extra.packedCase, letterCase, "the case survives a new answer")
+            }
+        }
+        var extra = EventExtra(idOffset: (1 << 40) + 5, idCount: 1_000, answer: -1)
+        XCTAssertNil(extra.packedCase)
+        XCTAssertEqual(extra.idOffset, (1 << 40) + 5)
+        XCTAssertEqual(extra.idCount, 1_000)
+        XCTAssertEqual(extra.answer, -1)
+        extra.idOffset += 3
+        extra.answer = 9
+        XCTAssertEqual(extra.idOffset, (1 << 40) + 8)
+        XCTAssertEqual(extra.idCount, 1_000)
+        XCTAssertEqual(extra.answer, 9)
+        XCTAssertNil(extra.packedCase)
+    }
+
+    func testAnswerRecordKeepsItsFields() {
+        for kind in [AnswerKind.select, .multiSelect] {
+            for count: Int32 in [0, 1, (1 << 30) - 1] {
+                var answer = AnswerRecord(optionsStart: Int(UInt32.max) - 1, onboarding: 3, element: 4,
+                                          optionsCount: count, kind: kind)
+                XCTAssertEqual(answer.optionsStart, Int(UInt32.max) - 1)
+                XCTAssertEqual(answer.optionsCount, count)
+                XCTAssertEqual(answer.kind, kind)
+                answer.optionsStart = 17
+                XCTAssertEqual(answer.optionsStart, 17)
+                XCTAssertEqual(answer.optionsCount, count)
+                XCTAssertEqual([answer.onboarding, answer.element], [3, 4])
+            }
+        }
     }
 }

@@ -7,14 +7,35 @@ import Musl
 
 /// A quiz answer (select / multiSelect) of one event: its question and options.
 ///
-/// Memory: 24 bytes (fields ordered so that no padding falls between them).
+/// Memory: 16 bytes. An option handle fits 32 bits below 2³² options (about
+/// 50 GB of them); an answer's option count is bounded by its line (at most
+/// 1 GiB, so below 10⁸ options) and shares a word with the kind.
 struct AnswerRecord {
-    /// The handle of the first option in `PartialAggregate.answerOptions`.
-    var optionsStart: Int
+    private var start: UInt32
     var onboarding: UInt32
     var element: UInt32
-    var optionsCount: Int32
-    var kind: AnswerKind
+    /// The option count times four plus the kind.
+    private var countAndKind: UInt32
+
+    init(optionsStart: Int, onboarding: UInt32, element: UInt32, optionsCount: Int32, kind: AnswerKind) {
+        (start, self.onboarding, self.element, countAndKind) = (0, onboarding, element, 0)
+        self.optionsStart = optionsStart
+        precondition(optionsCount >= 0 && optionsCount < 1 << 30, "too many options in one answer")
+        countAndKind = UInt32(optionsCount) << 2 | UInt32(kind.rawValue)
+    }
+
+    /// The handle of the first option in `PartialAggregate.answerOptions`.
+    var optionsStart: Int {
+        @inline(__always) get { Int(start) }
+        set {
+            precondition(newValue >= 0 && newValue <= Int(UInt32.max), "too many quiz options")
+            start = UInt32(newValue)
+        }
+    }
+
+    var optionsCount: Int32 { Int32(countAndKind >> 2) }
+
+    var kind: AnswerKind { AnswerKind(rawValue: UInt8(countAndKind & 3)).unsafelyUnwrapped }
 }
 
 /// One option of an answer, as ids in `PartialAggregate.quizStrings`.
