@@ -361,6 +361,15 @@ struct PartialAggregate {
         }
     }
 
+    /// Frees the parser and the batch buffers once the last chunk is
+    /// consumed (its action cache alone may hold 1.6 MiB): what merging and
+    /// the tables need is all recorded.
+    mutating func releaseParser() {
+        parser = .unallocated
+        pending = []
+        answerScratch = []
+    }
+
     /// Settles duplicates (``EventStore/settle()``), then frees what only
     /// settling and merging read: the copies' keys, and the lookup indexes of
     /// the identity table and the quiz-string interner. After the last merge,

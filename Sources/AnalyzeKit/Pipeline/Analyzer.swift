@@ -57,9 +57,28 @@ public struct Analyzer: Sendable {
     public func analyze(progress: Progress? = nil) throws(AnalyzeError) -> AnalysisResult {
         analyze_return_large_blocks_to_the_system()
         let files = try InputFile.expand(options.paths)
+        var parsed = try parse(files, progress: progress)
+        // Merge into the largest partial (the merge is associative and commutative).
+        // Moved out, so each partial's storage stays uniquely owned (a
+        // second reference would make the merge copy it).
+        var all: [PartialAggregate] = []
+        swap(&all, &parsed.partials)
+        all.sort { $0.store.count > $1.store.count }
+        var merged = all.removeFirst()
+        while let partial = all.popLast() { merged.merge(partial) }  // each freed once merged
+        return AnalysisResult(
+            merged: consume merged, files: files, bytesRead: parsed.bytesRead, bytesDecoded: parsed.bytesDecoded,
+            timeZone: options.timeZone)
+    }
+
+    /// Parses every input into one partial per worker. The chunk buffers
+    /// are freed when it returns, before the partials merge.
+    private func parse(_ files: [InputFile], progress: Progress?) throws(AnalyzeError)
+        -> (partials: [PartialAggregate], bytesRead: Int, bytesDecoded: Int)
+    {
         // More workers than cores would only cost memory and merge time.
         let workers = min(options.threads, options.maximumWorkers)
-        let capacity = max(4 << 20, min(options.maxLineBytes, 1 << 30) + 64)
+        let capacity = max(Chunk.defaultCapacity, min(options.maxLineBytes, 1 << 30) + 64)
         let poolSize = ChunkFeed.poolSize(workers: workers, files: files.count)
         let chunks = BlockingPool((0..<poolSize).map { _ in Chunk(capacity: capacity) })
         if let progress { progress.totalBytes.store(Self.totalSize(of: files), ordering: .relaxed) }
@@ -77,18 +96,11 @@ public struct Analyzer: Sendable {
                 feed.recycle(chunk)
                 progress?.lines.add(partial.lines - before, ordering: .relaxed)
             }
+            partial.releaseParser()
             partials.store(partial, at: worker)
         }
         if let error = feed.error { throw error }
-
-        // Merge into the largest partial (the merge is associative and commutative).
-        var all = partials.take()
-        all.sort { $0.store.count > $1.store.count }
-        var merged = all.removeFirst()
-        while let partial = all.popLast() { merged.merge(partial) }  // each freed once merged
-        return AnalysisResult(
-            merged: consume merged, files: files, bytesRead: feed.bytesRead, bytesDecoded: feed.bytesDecoded,
-            timeZone: options.timeZone)
+        return (partials.take(), feed.bytesRead, feed.bytesDecoded)
     }
 
     private static func totalSize(of files: [InputFile]) -> Int {
