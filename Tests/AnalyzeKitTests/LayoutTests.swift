@@ -13,7 +13,7 @@ final class LayoutTests: XCTestCase {
     /// The per-worker working sets the architecture page lists.
     func testPerWorkerBuffersHaveTheDocumentedSizes() {
         XCTAssertEqual(MemoryLayout<ActionTape.Entry>.stride, 56)
-        XCTAssertEqual(MemoryLayout<PendingEvent>.stride, 112)
+        XCTAssertEqual(MemoryLayout<PendingEvent>.stride, 88)
         XCTAssertEqual(MemoryLayout<AnswerRecord>.stride, 16)
         XCTAssertEqual(MemoryLayout<AnswerOption>.stride, 12)
     }

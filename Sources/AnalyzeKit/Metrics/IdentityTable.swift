@@ -1,12 +1,12 @@
 import CSupport
 
 /// Dense `UInt32` ids for identities (device, profile and customer user ids),
-/// keyed by a 128-bit hash of their bytes.
+/// keyed by a 96-bit hash of their bytes.
 ///
 /// The metrics only tell identities apart and count them; they never print
 /// one. So the bytes are not kept, only their key: two distinct identities
-/// would share an id only if their 128-bit keys collided (about n² / 2¹²⁹:
-/// below 10⁻²⁰ for a billion distinct identities). Equal bytes always get the
+/// would share an id only if their 96-bit keys collided (about n² / 2⁹⁷:
+/// below 10⁻¹¹ for a billion distinct identities, as for event keys). Equal bytes always get the
 /// same id; bytes are compared exactly in the sense that matters, as
 /// `Interner` does for the strings that are printed (quiz strings).
 ///
@@ -17,27 +17,36 @@ import CSupport
 /// Performance: a lookup touches the slot and, when the tag matches, the
 /// id's key: two likely cache misses in a large table, each of which
 /// ``prefetch(_:)`` and ``prefetchKey(_:)`` can ask for ahead. Memory per
-/// distinct identity: 16 (its key, for growing and merging) + 12–24 (slots
+/// distinct identity: 12 (its key, for growing and merging) + 12–24 (slots
 /// at ≤ 2/3 load) bytes, whatever the identity's length. (Interning the bytes
 /// cost the length + 24, + 16–32 for slots at ≤ 50 % load: about 84 bytes
 /// for a UUID.)
 struct IdentityTable {
-    /// An identity's 128-bit key.
+    /// An identity's 96-bit key (12 bytes, 4-byte aligned).
     struct Key: Equatable {
-        var low: UInt64
-        var high: UInt64
+        /// The low 64 bits of the first hash, in two halves (they choose the home slot).
+        private var low0: UInt32
+        private var low1: UInt32
+        /// The top 32 bits of the second hash: the slot tag.
+        private var high: UInt32
 
         init(_ bytes: UnsafeRawBufferPointer) {
-            (low, high) = ByteHash.hashPair(bytes, seeds: (0xa409_3822_299f_31d0, 0x082e_fa98_ec4e_6c89))
+            let (low, high) = ByteHash.hashPair(bytes, seeds: (0xa409_3822_299f_31d0, 0x082e_fa98_ec4e_6c89))
+            self.init(low: low, high: UInt32(truncatingIfNeeded: high >> 32))
         }
 
-        private init(low: UInt64, high: UInt64) { (self.low, self.high) = (low, high) }
+        private init(low: UInt64, high: UInt32) {
+            (low0, low1, self.high) = (UInt32(truncatingIfNeeded: low), UInt32(truncatingIfNeeded: low >> 32), high)
+        }
 
         /// A placeholder where no key was computed (``PendingIdentity``).
         static let zero = Key(low: 0, high: 0)
 
-        /// 32 bits of the key; the home slot comes from `low`.
-        fileprivate var tag: UInt64 { high >> 32 }
+        /// The bits the home slot comes from.
+        fileprivate var low: UInt64 { UInt64(low1) << 32 | UInt64(low0) }
+
+        /// 32 bits of the key, kept in its slot.
+        fileprivate var tag: UInt64 { UInt64(high) }
     }
 
     /// The key of each id.
@@ -87,7 +96,7 @@ struct IdentityTable {
             }
             slot = (slot + 1) & mask
         }
-        precondition(count < Int(UInt32.max) - 1, "too many distinct identities")
+        precondition(count < Int(EventRecord.identityLimit) - 1, "more than 2³⁰ − 2 distinct identities")
         let id = UInt32(truncatingIfNeeded: count)
         keys.append(key)
         count += 1
