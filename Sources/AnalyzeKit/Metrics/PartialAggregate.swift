@@ -39,7 +39,7 @@ struct AnswerRecord {
 }
 
 /// One option of an answer, as ids in `PartialAggregate.quizStrings`.
-struct AnswerOption {
+struct AnswerOption: Hashable {
     var id: UInt32
     var value: UInt32
     var label: UInt32
@@ -85,7 +85,9 @@ struct PartialAggregate {
     private(set) var eventIDs = SegmentedArray<UInt8>()
     private(set) var extras = SegmentedArray<EventExtra>()
     private(set) var answers = SegmentedArray<AnswerRecord>()
-    private(set) var answerOptions = SegmentedArray<AnswerOption>()
+    /// Each answer's options, as ids in `quizOptions`.
+    private(set) var answerOptions = SegmentedArray<UInt32>()
+    private(set) var quizOptions = OptionTable()
 
     private var parser = EventParser()
     /// Accepted events of the current batch, all from the chunk numbered `chunkSequence`.
@@ -199,7 +201,10 @@ struct PartialAggregate {
                     value: parser.withBytes(of: option.value) { quizStrings.intern($0) },
                     label: parser.withBytes(of: option.label) { quizStrings.intern($0) }))
             }
-            let start = answerScratch.withUnsafeBufferPointer { answerOptions.append(contentsOf: $0) }
+            let start = withUnsafeTemporaryAllocation(of: UInt32.self, capacity: answerScratch.count) { refs in
+                for (i, option) in answerScratch.enumerated() { refs.initializeElement(at: i, to: quizOptions.intern(option)) }
+                return answerOptions.append(contentsOf: UnsafeBufferPointer(refs))
+            }
             let onboardingID = parser.withBytes(of: onboarding) { quizStrings.intern($0) }
             let elementID = parser.withBytes(of: element) { quizStrings.intern($0) }
             answer = Int32(answers.append(AnswerRecord(
@@ -344,9 +349,8 @@ struct PartialAggregate {
             answer.element = quizMap[Int(answer.element)]
             answer.optionsStart += optionBase
         }
-        otherOptions.updateEach { option in
-            option = AnswerOption(id: quizMap[Int(option.id)], value: quizMap[Int(option.value)], label: quizMap[Int(option.label)])
-        }
+        let optionMap = quizOptions.absorb(other.quizOptions, strings: quizMap)
+        otherOptions.updateEach { option in option = optionMap[Int(option)] }
         eventIDs.adopt(consume otherIDs)
         extras.adopt(consume otherExtras)
         answers.adopt(consume otherAnswers)
@@ -379,6 +383,7 @@ struct PartialAggregate {
         store.releaseCopies()
         identities.releaseIndex()
         quizStrings.releaseIndex()
+        quizOptions.releaseIndex()
         // The copies' segments (768 KiB each) are below malloc's mmap
         // threshold: without this they would stay resident, unused by the
         // tables' large arrays.

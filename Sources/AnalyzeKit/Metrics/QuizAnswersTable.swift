@@ -111,6 +111,7 @@ enum QuizAnswersTable {
         }
 
         let strings = partial.quizStrings
+        let quizOptions = partial.quizOptions
         var stats = [OptionStats](repeating: OptionStats(), count: strings.count)
         var touched: [UInt32] = []
         var rows: [QuizAnswerRow] = []
@@ -130,7 +131,8 @@ enum QuizAnswersTable {
                     || answers[runEnd + 1].profile != answer.profile
                 if isFinal { respondents += 1 }
                 partial.answerOptions.withContiguous(from: answer.optionsStart, count: Int(answer.optionsCount)) { options in
-                    for option in options {
+                    for ref in options {
+                        let option = quizOptions[ref]
                         let id = Int(option.id)
                         if stats[id].selections == 0 { touched.append(option.id) }
                         stats[id].selections += 1
