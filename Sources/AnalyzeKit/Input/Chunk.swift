@@ -21,9 +21,10 @@ final class Chunk: @unchecked Sendable {
     /// Position of this chunk in input order, over all files.
     var sequence = 0
 
-    /// The capacity of a chunk unless `--max-line-bytes` asks for more: 2 MiB
-    /// (a smaller pool than 4 MiB chunks, at the same speed; docs/benchmark.md).
-    static let defaultCapacity = 2 << 20
+    /// The capacity of a chunk unless `--max-line-bytes` asks for more (then
+    /// that plus 64): 1 MiB, a quarter of the pool that 4 MiB chunks took, at
+    /// the same speed (docs/benchmark.md).
+    static let defaultCapacity = 1 << 20
 
     init(capacity: Int) {
         storage = .allocate(byteCount: capacity, alignment: 64)
