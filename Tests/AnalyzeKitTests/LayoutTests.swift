@@ -14,7 +14,7 @@ final class LayoutTests: XCTestCase {
     func testPerWorkerBuffersHaveTheDocumentedSizes() {
         XCTAssertEqual(MemoryLayout<ActionTape.Entry>.stride, 56)
         XCTAssertEqual(MemoryLayout<PendingEvent>.stride, 88)
-        XCTAssertEqual(MemoryLayout<AnswerRecord>.stride, 16)
+        XCTAssertEqual(MemoryLayout<AnswerRecord>.stride, 12)
         XCTAssertEqual(MemoryLayout<AnswerOption>.stride, 12)
     }
 }
@@ -96,15 +96,14 @@ final class PackedFieldTests: XCTestCase {
     func testAnswerRecordKeepsItsFields() {
         for kind in [AnswerKind.select, .multiSelect] {
             for count: Int32 in [0, 1, (1 << 30) - 1] {
-                var answer = AnswerRecord(optionsStart: Int(UInt32.max) - 1, onboarding: 3, element: 4,
-                                          optionsCount: count, kind: kind)
+                var answer = AnswerRecord(optionsStart: Int(UInt32.max) - 1, question: 3, optionsCount: count, kind: kind)
                 XCTAssertEqual(answer.optionsStart, Int(UInt32.max) - 1)
                 XCTAssertEqual(answer.optionsCount, count)
                 XCTAssertEqual(answer.kind, kind)
                 answer.optionsStart = 17
                 XCTAssertEqual(answer.optionsStart, 17)
                 XCTAssertEqual(answer.optionsCount, count)
-                XCTAssertEqual([answer.onboarding, answer.element], [3, 4])
+                XCTAssertEqual(answer.question, 3)
             }
         }
     }

@@ -2,9 +2,10 @@
 import EventGenerator
 import XCTest
 
-/// The option table against a dictionary: one dense id per distinct triple,
-/// through growth, and absorbing another table maps its strings first.
-final class OptionTableTests: XCTestCase {
+/// The tuple tables (options, questions) against a dictionary: one dense id
+/// per distinct tuple, through growth, and absorbing another table maps its
+/// strings first.
+final class TupleTableTests: XCTestCase {
     func testInternGivesOneDenseIDPerDistinctTriple() {
         var rng = SplitMix64(3)
         var table = OptionTable()
@@ -37,5 +38,16 @@ final class OptionTableTests: XCTestCase {
         XCTAssertEqual(map, [shared, 1])
         XCTAssertEqual(mine[1], AnswerOption(id: 10, value: 11, label: 13))
         XCTAssertEqual(mine.count, 2)
+    }
+
+    func testQuestionsAreInternedAsPairs() {
+        var table = QuestionTable()
+        let a = table.intern(Question(onboarding: 1, element: 2))
+        let b = table.intern(Question(onboarding: 2, element: 1))
+        XCTAssertNotEqual(a, b, "the pair is ordered")
+        XCTAssertEqual(table.intern(Question(onboarding: 1, element: 2)), a)
+        var other = QuestionTable()
+        _ = other.intern(Question(onboarding: 0, element: 1))
+        XCTAssertEqual(table.absorb(other, strings: [2, 1]), [b])
     }
 }

@@ -7,18 +7,19 @@ import Musl
 
 /// A quiz answer (select / multiSelect) of one event: its question and options.
 ///
-/// Memory: 16 bytes. An option handle fits 32 bits below 2³² options (about
-/// 50 GB of them); an answer's option count is bounded by its line (at most
+/// Memory: 12 bytes. The question is an id in the partial's
+/// ``QuestionTable``; an option handle fits 32 bits below 2³² options (about
+/// 16 GB of them); an answer's option count is bounded by its line (at most
 /// 1 GiB, so below 10⁸ options) and shares a word with the kind.
 struct AnswerRecord {
     private var start: UInt32
-    var onboarding: UInt32
-    var element: UInt32
+    /// The question's id in `PartialAggregate.quizQuestions`.
+    var question: UInt32
     /// The option count times four plus the kind.
     private var countAndKind: UInt32
 
-    init(optionsStart: Int, onboarding: UInt32, element: UInt32, optionsCount: Int32, kind: AnswerKind) {
-        (start, self.onboarding, self.element, countAndKind) = (0, onboarding, element, 0)
+    init(optionsStart: Int, question: UInt32, optionsCount: Int32, kind: AnswerKind) {
+        (start, self.question, countAndKind) = (0, question, 0)
         self.optionsStart = optionsStart
         precondition(optionsCount >= 0 && optionsCount < 1 << 30, "too many options in one answer")
         countAndKind = UInt32(optionsCount) << 2 | UInt32(kind.rawValue)
@@ -39,7 +40,7 @@ struct AnswerRecord {
 }
 
 /// One option of an answer, as ids in `PartialAggregate.quizStrings`.
-struct AnswerOption: Hashable {
+struct AnswerOption: Equatable {
     var id: UInt32
     var value: UInt32
     var label: UInt32
@@ -88,6 +89,7 @@ struct PartialAggregate {
     /// Each answer's options, as ids in `quizOptions`.
     private(set) var answerOptions = SegmentedArray<UInt32>()
     private(set) var quizOptions = OptionTable()
+    private(set) var quizQuestions = QuestionTable()
 
     private var parser = EventParser()
     /// Accepted events of the current batch, all from the chunk numbered `chunkSequence`.
@@ -207,9 +209,9 @@ struct PartialAggregate {
             }
             let onboardingID = parser.withBytes(of: onboarding) { quizStrings.intern($0) }
             let elementID = parser.withBytes(of: element) { quizStrings.intern($0) }
+            let question = quizQuestions.intern(Question(onboarding: onboardingID, element: elementID))
             answer = Int32(answers.append(AnswerRecord(
-                optionsStart: start, onboarding: onboardingID, element: elementID,
-                optionsCount: Int32(answerScratch.count), kind: event.answerKind)))
+                optionsStart: start, question: question, optionsCount: Int32(answerScratch.count), kind: event.answerKind)))
         }
         var extra: Int32 = -1
         if event.type.isIdentityEvent || answer >= 0 {
@@ -344,9 +346,9 @@ struct PartialAggregate {
             if extra.packedCase == nil { extra.idOffset += idBase }
             if extra.answer >= 0 { extra.answer += answerBase }
         }
+        let questionMap = quizQuestions.absorb(other.quizQuestions, strings: quizMap)
         otherAnswers.updateEach { answer in
-            answer.onboarding = quizMap[Int(answer.onboarding)]
-            answer.element = quizMap[Int(answer.element)]
+            answer.question = questionMap[Int(answer.question)]
             answer.optionsStart += optionBase
         }
         let optionMap = quizOptions.absorb(other.quizOptions, strings: quizMap)
@@ -384,6 +386,7 @@ struct PartialAggregate {
         identities.releaseIndex()
         quizStrings.releaseIndex()
         quizOptions.releaseIndex()
+        quizQuestions.releaseIndex()
         // The copies' segments (768 KiB each) are below malloc's mmap
         // threshold: without this they would stay resident, unused by the
         // tables' large arrays.

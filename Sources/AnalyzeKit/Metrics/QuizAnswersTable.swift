@@ -43,7 +43,7 @@ enum QuizAnswersTable {
         var seconds: Int64
         /// The answer's options in `PartialAggregate.answerOptions`.
         var optionsStart: Int
-        /// The question's number, in the order questions were first met.
+        /// The question's id in `PartialAggregate.quizQuestions`.
         var number: UInt32
         var profile: UInt32
         var nanoseconds: UInt32
@@ -77,9 +77,9 @@ enum QuizAnswersTable {
             // Only this type has answers: identity events' extras are not looked up.
             record.type == .onboardingStateUpdated && record.extra >= 0 && !record.isRemoved
         }
-        // Questions are numbered as first met (the rows are sorted at the
-        // end, so the order of groups is free).
-        var questionNumbers: [UInt64: UInt32] = [:]
+        // Questions are numbered by their ids in the partial's question
+        // table (the rows are sorted at the end, so the order of groups is free).
+        let questions = partial.quizQuestions
         partial.store.forEachSegment { segment in
             for index in segment.indices {
                 if index + 64 < segment.count, hasAnswer(segment[index + 64]) {
@@ -91,9 +91,9 @@ enum QuizAnswersTable {
                 }
                 let record = segment[index]
                 guard hasAnswer(record), let answer = partial.answer(of: record) else { continue }
-                let question = UInt64(answer.onboarding) << 32 | UInt64(answer.element)
-                let number = questionNumbers[question] ?? UInt32(questionNumbers.count)
-                if number == questionNumbers.count { questionNumbers[question] = number }
+                let number = answer.question
+                let pair = questions[number]
+                let question = UInt64(pair.onboarding) << 32 | UInt64(pair.element)
                 answers.append(Answer(
                     question: question, seconds: record.seconds, optionsStart: answer.optionsStart, number: number,
                     profile: record.profile, nanoseconds: record.nanoseconds, extra: record.extra,

@@ -1,73 +1,105 @@
-/// Dense ids for the quiz options met, each an (`id`, `value`, `label`)
-/// triple of quiz-string ids (``AnswerOption``), so that an answer stores
-/// 4 bytes per option instead of 12.
+/// A small value made of quiz-string ids that a partial interns whole: an
+/// answer's option (``AnswerOption``) or its question (``Question``).
+protocol QuizStringTuple: Equatable {
+    /// The value's bits, mixed (the table's hash).
+    var hashBits: UInt64 { get }
+    /// The value with each quiz-string id mapped through `strings` (merging).
+    func remapped(_ strings: [UInt32]) -> Self
+}
+
+/// Dense ids for the quiz-string tuples met — the options of answers, each
+/// an (`id`, `value`, `label`) triple, and their questions, each an
+/// (`onboardingId`, `elementId`) pair — so that an answer stores 4 bytes per
+/// option instead of 12, and 4 for its question instead of 8.
 ///
 /// Performance: interning is one probe of a small open-addressing table
-/// per option of an answer (a select has one, a multiSelect a few): about
-/// a third of the time a `Dictionary` took, which hashed with SipHash.
-/// Memory: 4 bytes per option of every answer, plus 12 + 8–16 (slots at
-/// ≤ 1/2 load) per distinct triple — few in real exports, where an option
-/// id comes with the same value and label every time; at worst (a new value
-/// or label on every answer) about 28 bytes per option instead of 12.
-struct OptionTable {
-    /// The triple of each id.
-    private(set) var options: [AnswerOption] = []
+/// (about a third of the time a `Dictionary` took, which hashed with
+/// SipHash). Memory: 4 bytes per use, plus the tuple and 8–16 (slots at
+/// ≤ 1/2 load) per distinct tuple — a handful in real exports, where an
+/// option id keeps its value and label and questions are few; at worst (a
+/// new value or label on every answer) about 28 bytes per option instead
+/// of 12.
+struct TupleTable<Tuple: QuizStringTuple> {
+    /// The tuple of each id.
+    private(set) var tuples: [Tuple] = []
     /// Linear probing, ≤ 1/2 load: an id plus one, 0 when empty.
     private var slots = [UInt32](repeating: 0, count: 64)
 
-    var count: Int { options.count }
+    var count: Int { tuples.count }
 
-    @inline(__always)
-    private static func hash(_ option: AnswerOption) -> Int {
-        let x = (UInt64(option.id) << 32 | UInt64(option.value)) &* 0x9E37_79B9_7F4A_7C15
-            ^ UInt64(option.label) &* 0xC2B2_AE3D_27D4_EB4F
-        return Int(truncatingIfNeeded: x ^ x >> 31)
-    }
-
-    /// The id of `option`, new if it was not met before.
-    mutating func intern(_ option: AnswerOption) -> UInt32 {
+    /// The id of `tuple`, new if it was not met before.
+    mutating func intern(_ tuple: Tuple) -> UInt32 {
         let mask = slots.count - 1
-        var slot = Self.hash(option) & mask
+        var slot = Self.home(tuple) & mask
         while slots[slot] != 0 {
             let id = slots[slot] - 1
-            if options[Int(id)] == option { return id }
+            if tuples[Int(id)] == tuple { return id }
             slot = (slot + 1) & mask
         }
-        precondition(options.count < Int(UInt32.max), "too many distinct quiz options")
-        let id = UInt32(options.count)
-        options.append(option)
+        precondition(tuples.count < Int(UInt32.max) - 1, "too many distinct quiz options or questions")
+        let id = UInt32(tuples.count)
+        tuples.append(tuple)
         slots[slot] = id + 1
-        if options.count * 2 > slots.count { grow() }
+        if tuples.count * 2 > slots.count { grow() }
         return id
+    }
+
+    /// The tuple of `id`.
+    subscript(id: UInt32) -> Tuple {
+        @inline(__always) get { tuples[Int(id)] }
+    }
+
+    /// Adds every tuple of `other`, whose quiz strings `strings` maps to
+    /// this partial's; returns, for each of `other`'s ids, its id here.
+    mutating func absorb(_ other: TupleTable, strings: [UInt32]) -> [UInt32] {
+        other.tuples.map { intern($0.remapped(strings)) }
+    }
+
+    /// Frees the lookup index once every tuple is interned; ids and tuples stay.
+    mutating func releaseIndex() {
+        slots = []
+    }
+
+    @inline(__always)
+    private static func home(_ tuple: Tuple) -> Int {
+        let x = tuple.hashBits
+        return Int(truncatingIfNeeded: x ^ x >> 31)
     }
 
     private mutating func grow() {
         slots = [UInt32](repeating: 0, count: slots.count * 2)
         let mask = slots.count - 1
-        for (id, option) in options.enumerated() {
-            var slot = Self.hash(option) & mask
+        for (id, tuple) in tuples.enumerated() {
+            var slot = Self.home(tuple) & mask
             while slots[slot] != 0 { slot = (slot + 1) & mask }
             slots[slot] = UInt32(id + 1)
         }
     }
+}
 
-    /// The triple of `id`.
-    subscript(id: UInt32) -> AnswerOption {
-        @inline(__always) get { options[Int(id)] }
+typealias OptionTable = TupleTable<AnswerOption>
+typealias QuestionTable = TupleTable<Question>
+
+extension AnswerOption: QuizStringTuple {
+    var hashBits: UInt64 {
+        (UInt64(id) << 32 | UInt64(value)) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(label) &* 0xC2B2_AE3D_27D4_EB4F
     }
 
-    /// Adds every option of `other`, whose quiz strings `strings` maps to
-    /// this partial's; returns, for each of `other`'s ids, its id here.
-    mutating func absorb(_ other: OptionTable, strings: [UInt32]) -> [UInt32] {
-        other.options.map { option in
-            intern(AnswerOption(id: strings[Int(option.id)], value: strings[Int(option.value)],
-                                label: strings[Int(option.label)]))
-        }
+    func remapped(_ strings: [UInt32]) -> AnswerOption {
+        AnswerOption(id: strings[Int(id)], value: strings[Int(value)], label: strings[Int(label)])
     }
+}
 
-    /// Frees the lookup index once every option is interned; ids and
-    /// triples stay.
-    mutating func releaseIndex() {
-        slots = []
+/// A quiz question: its `meta.onboardingId` and `elementId`, as quiz-string ids.
+struct Question: Equatable {
+    var onboarding: UInt32
+    var element: UInt32
+}
+
+extension Question: QuizStringTuple {
+    var hashBits: UInt64 { (UInt64(onboarding) << 32 | UInt64(element)) &* 0x9E37_79B9_7F4A_7C15 }
+
+    func remapped(_ strings: [UInt32]) -> Question {
+        Question(onboarding: strings[Int(onboarding)], element: strings[Int(element)])
     }
 }
