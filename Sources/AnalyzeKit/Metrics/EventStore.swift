@@ -103,7 +103,7 @@ struct EventRecord {
     var extra: Int32 {
         @inline(__always) get { Int32(truncatingIfNeeded: Self.field(word2, 5, 29)) - 1 }
         set {
-            precondition(newValue >= -1 && newValue < Self.extraLimit, "too many extras for an event record")
+            precondition(newValue >= -1 && newValue < Self.extraLimit, "more than about 2²⁹ identity events and quiz answers")
             word2 = Self.replacing(word2, 5, 29, with: UInt64(newValue + 1))
         }
     }

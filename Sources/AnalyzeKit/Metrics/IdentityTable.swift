@@ -96,7 +96,7 @@ struct IdentityTable {
             }
             slot = (slot + 1) & mask
         }
-        precondition(count < Int(EventRecord.identityLimit) - 1, "more than 2³⁰ − 2 distinct identities")
+        precondition(count < Int(EventRecord.identityLimit) - 1, "more than 2³⁰ − 1 distinct identities")
         let id = UInt32(truncatingIfNeeded: count)
         keys.append(key)
         count += 1
