@@ -8,6 +8,7 @@ final class LayoutTests: XCTestCase {
         XCTAssertEqual(MemoryLayout<EventRecord>.stride, 24)
         XCTAssertEqual(MemoryLayout<EventCopy>.stride, 16)
         XCTAssertEqual(MemoryLayout<EventExtra>.stride, 20)
+        XCTAssertEqual(MemoryLayout<PackedID>.stride, 16)
     }
 
     /// The per-worker working sets the architecture page lists.
@@ -32,10 +33,11 @@ final class PackedFieldTests: XCTestCase {
         for _ in 0..<2_000 {
             func pick<T>(_ values: [T]) -> T { values[Int(rng.next() % UInt64(values.count))] }
             let fields = (seconds: pick(seconds), nanoseconds: pick(nanoseconds), extra: pick(extras),
-                          device: pick(ids), profile: pick(ids), customerUser: pick(ids), type: pick(EventType.allCases))
+                          device: pick(ids), profile: pick(ids), customerUser: pick(ids), type: pick(EventType.allCases),
+                          hasBareID: pick([false, true]))
             var record = EventRecord(seconds: fields.seconds, nanoseconds: fields.nanoseconds, extra: fields.extra,
                                      device: fields.device, profile: fields.profile,
-                                     customerUser: fields.customerUser, type: fields.type)
+                                     customerUser: fields.customerUser, type: fields.type, hasBareID: fields.hasBareID)
             func check(_ context: String) {
                 XCTAssertEqual(record.seconds, fields.seconds, context)
                 XCTAssertEqual(record.nanoseconds, fields.nanoseconds, context)
@@ -44,6 +46,7 @@ final class PackedFieldTests: XCTestCase {
                 XCTAssertEqual(record.profile, fields.profile, context)
                 XCTAssertEqual(record.customerUser, fields.customerUser, context)
                 XCTAssertEqual(record.type, fields.type, context)
+                XCTAssertEqual(record.hasBareID, fields.hasBareID, context)
                 XCTAssertEqual(record.isRemoved, fields.nanoseconds == EventRecord.removedNanoseconds, context)
             }
             check("as made")
@@ -56,6 +59,7 @@ final class PackedFieldTests: XCTestCase {
             expected.seconds = pick(seconds); record.seconds = expected.seconds
             expected.profile = pick(ids); record.profile = expected.profile
             expected.type = pick(EventType.allCases); record.type = expected.type
+            expected.hasBareID.toggle(); record.hasBareID = expected.hasBareID
             XCTAssertEqual(record.seconds, expected.seconds)
             XCTAssertEqual(record.nanoseconds, expected.nanoseconds)
             XCTAssertEqual(record.extra, expected.extra)
@@ -63,6 +67,7 @@ final class PackedFieldTests: XCTestCase {
             XCTAssertEqual(record.profile, expected.profile)
             XCTAssertEqual(record.customerUser, expected.customerUser)
             XCTAssertEqual(record.type, expected.type)
+            XCTAssertEqual(record.hasBareID, expected.hasBareID)
         }
     }
 

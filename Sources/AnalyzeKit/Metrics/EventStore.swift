@@ -24,7 +24,7 @@ struct EventKey: Hashable {
 /// | word | bits, high to low |
 /// |---|---|
 /// | 0 | seconds since ``Instant/minimum`` (39) · nanoseconds >> 5 (25) |
-/// | 1 | device (30) · profile (30) · type (3) · unused (1) |
+/// | 1 | device (30) · profile (30) · type (3) · ``hasBareID`` (1) |
 /// | 2 | customer user (30) · extra + 1 (29) · nanoseconds & 31 (5) |
 ///
 /// So an instant is in years 0001–9999 (all the parser accepts), an identity
@@ -41,8 +41,9 @@ struct EventRecord {
     static let extraLimit: Int32 = (1 << 29) - 1
 
     init(seconds: Int64, nanoseconds: UInt32, extra: Int32, device: UInt32, profile: UInt32,
-         customerUser: UInt32, type: EventType) {
+         customerUser: UInt32, type: EventType, hasBareID: Bool = false) {
         (word0, word1, word2) = (0, 0, 0)
+        self.hasBareID = hasBareID
         self.seconds = seconds
         self.nanoseconds = nanoseconds
         self.extra = extra
@@ -94,12 +95,21 @@ struct EventRecord {
         set { word1 = Self.replacing(word1, 1, 3, with: UInt64(newValue.rawValue)) }
     }
 
+    /// Whether ``extra`` is a handle in `PartialAggregate.bareIDs` (an
+    /// identity event whose `event_id` is a lowercase UUID: its 16 bytes and
+    /// nothing else) rather than in `PartialAggregate.extras`.
+    var hasBareID: Bool {
+        @inline(__always) get { word1 & 1 != 0 }
+        set { word1 = word1 & ~1 | (newValue ? 1 : 0) }
+    }
+
     var customerUser: UInt32 {
         @inline(__always) get { UInt32(truncatingIfNeeded: word2 >> 34) }
         set { word2 = Self.replacing(word2, 34, 30, with: UInt64(newValue)) }
     }
 
-    /// Index into `PartialAggregate.extras`, or -1.
+    /// Handle into `PartialAggregate.extras` (or `bareIDs`, see
+    /// ``hasBareID``), or -1.
     var extra: Int32 {
         @inline(__always) get { Int32(truncatingIfNeeded: Self.field(word2, 5, 29)) - 1 }
         set {

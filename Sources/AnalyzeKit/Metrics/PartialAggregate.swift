@@ -39,6 +39,21 @@ struct AnswerRecord {
     var kind: AnswerKind { AnswerKind(rawValue: UInt8(countAndKind & 3)).unsafelyUnwrapped }
 }
 
+/// A packed lowercase UUID `event_id` (``PackedUUID``): 16 bytes.
+struct PackedID {
+    var bytes: (UInt64, UInt64)
+}
+
+/// An event's place in the SPEC's ordering key: its instant, and where its
+/// `event_id` bytes are kept (for ties): a handle in `PartialAggregate.extras`,
+/// or in `bareIDs` when `hasBareID`.
+struct OrderingKey {
+    var seconds: Int64
+    var nanoseconds: UInt32
+    var extra: Int32
+    var hasBareID: Bool
+}
+
 /// One option of an answer, as ids in `PartialAggregate.quizStrings`.
 struct AnswerOption: Equatable {
     var id: UInt32
@@ -85,6 +100,9 @@ struct PartialAggregate {
     /// `event_id` bytes of events whose ordering ties matter.
     private(set) var eventIDs = SegmentedArray<UInt8>()
     private(set) var extras = SegmentedArray<EventExtra>()
+    /// The `event_id`s of identity events that are lowercase UUIDs, packed
+    /// (16 bytes: no answer and no storage kind to record, unlike an extra).
+    private(set) var bareIDs = SegmentedArray<PackedID>()
     private(set) var answers = SegmentedArray<AnswerRecord>()
     /// Each answer's options, as ids in `quizOptions`.
     private(set) var answerOptions = SegmentedArray<UInt32>()
@@ -214,17 +232,23 @@ struct PartialAggregate {
                 optionsStart: start, question: question, optionsCount: Int32(answerScratch.count), kind: event.answerKind)))
         }
         var extra: Int32 = -1
+        var hasBareID = false
         if event.type.isIdentityEvent || answer >= 0 {
-            let entry = parser.withBytes(of: event.eventID) { id -> EventExtra in
-                // A canonical UUID is kept as the 16 bytes it spells.
+            parser.withBytes(of: event.eventID) { id in
+                // A canonical UUID is kept as the 16 bytes it spells; an
+                // identity event's lowercase one alone, as a bare id.
                 var packed: (UInt64, UInt64) = (0, 0)
-                if let letterCase = withUnsafeMutableBytes(of: &packed, { PackedUUID.pack(id, into: $0) }) {
-                    return EventExtra(packedID: packed, case: letterCase, answer: answer)
+                let letterCase = withUnsafeMutableBytes(of: &packed) { PackedUUID.pack(id, into: $0) }
+                if letterCase == .lower && answer < 0 {
+                    extra = Int32(bareIDs.append(PackedID(bytes: packed)))
+                    hasBareID = true
+                } else if let letterCase {
+                    extra = Int32(extras.append(EventExtra(packedID: packed, case: letterCase, answer: answer)))
+                } else {
+                    let offset = eventIDs.append(contentsOf: id.assumingMemoryBound(to: UInt8.self))
+                    extra = Int32(extras.append(EventExtra(idOffset: offset, idCount: Int32(id.count), answer: answer)))
                 }
-                return EventExtra(idOffset: eventIDs.append(contentsOf: id.assumingMemoryBound(to: UInt8.self)),
-                                  idCount: Int32(id.count), answer: answer)
             }
-            extra = Int32(extras.append(entry))
         }
         func identity(_ ref: StringRef?, last: inout UnsafeRawBufferPointer?) -> PendingIdentity {
             guard let ref else { return .none }
@@ -251,7 +275,8 @@ struct PartialAggregate {
                 device: 0,
                 profile: 0,
                 customerUser: 0,
-                type: event.type),
+                type: event.type,
+                hasBareID: hasBareID),
             copy: EventCopy(key: key, fingerprint: event.contentFingerprint),
             device: identity(event.deviceID, last: &lastIdentityBytes.device),
             profile: identity(event.profileID, last: &lastIdentityBytes.profile),
@@ -334,6 +359,7 @@ struct PartialAggregate {
         // The other partial's side tables are renumbered in place, then
         // chained after ours: nothing is copied.
         let extraBase = Int32(extras.adoptionBase)
+        let bareBase = Int32(bareIDs.adoptionBase)
         let idBase = eventIDs.adoptionBase
         let answerBase = Int32(answers.adoptionBase)
         let optionBase = answerOptions.adoptionBase
@@ -341,6 +367,8 @@ struct PartialAggregate {
         var otherAnswers = other.answers
         var otherOptions = other.answerOptions
         let otherIDs = other.eventIDs
+        let otherBareIDs = other.bareIDs
+        other.bareIDs = .init()
         (other.extras, other.answers, other.answerOptions, other.eventIDs) = (.init(), .init(), .init(), .init())
         otherExtras.updateEach { extra in
             if extra.packedCase == nil { extra.idOffset += idBase }
@@ -355,6 +383,7 @@ struct PartialAggregate {
         otherOptions.updateEach { option in option = optionMap[Int(option)] }
         eventIDs.adopt(consume otherIDs)
         extras.adopt(consume otherExtras)
+        bareIDs.adopt(consume otherBareIDs)
         answers.adopt(consume otherAnswers)
         answerOptions.adopt(consume otherOptions)
         store.absorb(otherStore) { record in
@@ -362,7 +391,7 @@ struct PartialAggregate {
             if r.device != 0 { r.device = identityMap[Int(r.device - 1)] + 1 }
             if r.profile != 0 { r.profile = identityMap[Int(r.profile - 1)] + 1 }
             if r.customerUser != 0 { r.customerUser = identityMap[Int(r.customerUser - 1)] + 1 }
-            if r.extra >= 0 { r.extra += extraBase }
+            if r.extra >= 0 { r.extra += r.hasBareID ? bareBase : extraBase }
             return r
         }
     }
@@ -408,32 +437,39 @@ struct PartialAggregate {
     }
 
     /// Compares two events by the SPEC's ordering key: instant, then
-    /// `event_id` bytes, given as (seconds, nanoseconds, extra index). Both
-    /// events must have an extra (identity events and quiz answers).
-    func orderedBefore(_ a: (Int64, UInt32, Int32), _ b: (Int64, UInt32, Int32)) -> Bool {
-        if a.0 != b.0 { return a.0 < b.0 }
-        if a.1 != b.1 { return a.1 < b.1 }
-        return withEventID(of: extras[Int(a.2)]) { first in
-            withEventID(of: extras[Int(b.2)]) { second in first.lexicographicallyPrecedes(second) }
+    /// `event_id` bytes. Both events must have an extra or a bare id
+    /// (identity events and quiz answers).
+    func orderedBefore(_ a: OrderingKey, _ b: OrderingKey) -> Bool {
+        if a.seconds != b.seconds { return a.seconds < b.seconds }
+        if a.nanoseconds != b.nanoseconds { return a.nanoseconds < b.nanoseconds }
+        return withEventID(of: a) { first in
+            withEventID(of: b) { second in first.lexicographicallyPrecedes(second) }
         }
     }
 
-    /// Calls `body` with the `event_id` bytes of an extra, as they were in
+    /// Calls `body` with the `event_id` bytes of an event, as they were in
     /// the input (a packed UUID is written out again).
-    private func withEventID<R>(of extra: EventExtra, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-        guard let letterCase = extra.packedCase else {
-            return eventIDs.withContiguous(from: extra.idOffset, count: Int(extra.idCount)) { body(UnsafeRawBufferPointer($0)) }
+    private func withEventID<R>(of key: OrderingKey, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        let packed: (bytes: (UInt64, UInt64), letterCase: PackedUUID.Case)
+        if key.hasBareID {
+            packed = (bareIDs[Int(key.extra)].bytes, .lower)
+        } else {
+            let extra = extras[Int(key.extra)]
+            guard let letterCase = extra.packedCase else {
+                return eventIDs.withContiguous(from: extra.idOffset, count: Int(extra.idCount)) { body(UnsafeRawBufferPointer($0)) }
+            }
+            packed = (unsafeBitCast(extra.id, to: (UInt64, UInt64).self), letterCase)
         }
         var text = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))  // 40 bytes
         return withUnsafeMutableBytes(of: &text) { text in
-            withUnsafeBytes(of: extra.id) { PackedUUID.unpack($0, case: letterCase, into: text) }
+            withUnsafeBytes(of: packed.bytes) { PackedUUID.unpack($0, case: packed.letterCase, into: text) }
             return body(UnsafeRawBufferPointer(rebasing: text[0..<PackedUUID.textCount]))
         }
     }
 
     /// The answer of a record, if it is a quiz answer.
     func answer(of record: EventRecord) -> AnswerRecord? {
-        guard record.extra >= 0 else { return nil }
+        guard record.extra >= 0 && !record.hasBareID else { return nil }
         let index = extras[Int(record.extra)].answer
         return index >= 0 ? answers[Int(index)] : nil
     }

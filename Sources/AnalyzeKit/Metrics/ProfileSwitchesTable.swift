@@ -15,10 +15,10 @@ struct ProfileSwitchRow: Equatable, Sendable {
 /// and ordering each device's few events by ordering key gives every device's
 /// timeline.
 ///
-/// Memory: 24 bytes per identity event (the radix sort works in place).
+/// Memory: 32 bytes per identity event (the radix sort works in place).
 enum ProfileSwitchesTable {
     static func rows(from partial: PartialAggregate, days: DayResolver) -> [ProfileSwitchRow] {
-        /// What the timeline needs of an identity event (24 bytes).
+        /// What the timeline needs of an identity event (32 bytes).
         struct Step {
             var seconds: Int64
             var nanoseconds: UInt32
@@ -26,22 +26,27 @@ enum ProfileSwitchesTable {
             var device: UInt32
             var profile: UInt32
             var type: EventType
+            var hasBareID: Bool
             var instant: Instant { Instant(seconds: seconds, nanoseconds: nanoseconds) }
+            var orderingKey: OrderingKey {
+                OrderingKey(seconds: seconds, nanoseconds: nanoseconds, extra: extra, hasBareID: hasBareID)
+            }
         }
         var timeline: [Step] = []
         // Identity events all have an extra: an upper bound, reserved up front
         // (pages never written cost no memory; regrowth would copy).
-        timeline.reserveCapacity(partial.extras.count)
+        timeline.reserveCapacity(partial.extras.count + partial.bareIDs.count)
         partial.store.forEachRecord { record in
             guard record.type.isIdentityEvent && record.device != 0 else { return }
             timeline.append(Step(seconds: record.seconds, nanoseconds: record.nanoseconds, extra: record.extra,
-                                 device: record.device, profile: record.profile, type: record.type))
+                                 device: record.device, profile: record.profile, type: record.type,
+                                 hasBareID: record.hasBareID))
         }
         // Each device's events together (a radix sort by device id), then
         // each device's few events by ordering key.
         RadixSort.group(&timeline) { UInt64($0.device) }
         RadixSort.sortRuns(&timeline, sameGroup: { $0.device == $1.device }) { x, y in
-            partial.orderedBefore((x.seconds, x.nanoseconds, x.extra), (y.seconds, y.nanoseconds, y.extra))
+            partial.orderedBefore(x.orderingKey, y.orderingKey)
         }
         struct Bucket: Hashable { var day: Int64; var trigger: EventType }
         /// Switches in a bucket, distinct devices, and the last device counted

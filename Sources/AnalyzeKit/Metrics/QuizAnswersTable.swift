@@ -59,7 +59,7 @@ enum QuizAnswersTable {
         var respondents = 0
         /// The latest answer that selected the option (its ordering key), and
         /// that answer's entry for the option.
-        var latest: (Int64, UInt32, Int32) = (0, 0, -1)
+        var latest: OrderingKey?
         var latestOption = AnswerOption(id: 0, value: 0, label: 0)
     }
 
@@ -100,7 +100,9 @@ enum QuizAnswersTable {
                     optionsCount: answer.optionsCount, kind: answer.kind))
             }
         }
-        func key(_ a: Answer) -> (Int64, UInt32, Int32) { (a.seconds, a.nanoseconds, a.extra) }
+        func key(_ a: Answer) -> OrderingKey {
+            OrderingKey(seconds: a.seconds, nanoseconds: a.nanoseconds, extra: a.extra, hasBareID: false)
+        }
         // Grouped by (question, profile): a radix sort on question number ×
         // profiles + profile (below 2⁶⁴: both factors are at most 2³²); then
         // each respondent's few answers to a question by ordering key.
@@ -136,7 +138,9 @@ enum QuizAnswersTable {
                         let id = Int(option.id)
                         if stats[id].selections == 0 { touched.append(option.id) }
                         stats[id].selections += 1
-                        if stats[id].latest.2 < 0 || partial.orderedBefore(stats[id].latest, key(answer)) {
+                        var isLatest = true
+                        if let latest = stats[id].latest { isLatest = partial.orderedBefore(latest, key(answer)) }
+                        if isLatest {
                             stats[id].latest = key(answer)
                             stats[id].latestOption = option
                         }
