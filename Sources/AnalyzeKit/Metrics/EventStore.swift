@@ -336,7 +336,7 @@ struct EventStore {
 /// One shard of an ``EventStore``: the records whose key hash falls here.
 ///
 /// Performance: records and their copies' keys are appended to two
-/// ``SegmentedArray``s in step (segments of 32 768 entries, 1 MiB and
+/// ``SegmentedArray``s in step (segments of 32 768 entries, 768 and
 /// 512 KiB, so a handle names both), which never copy as they grow or merge.
 /// The chunk each copy came from is kept once per run of copies from one
 /// chunk (a few hundred copies per run at the default chunk size), and

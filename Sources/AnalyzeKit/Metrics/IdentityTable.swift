@@ -6,9 +6,10 @@ import CSupport
 /// The metrics only tell identities apart and count them; they never print
 /// one. So the bytes are not kept, only their key: two distinct identities
 /// would share an id only if their 96-bit keys collided (about n² / 2⁹⁷:
-/// below 10⁻¹¹ for a billion distinct identities, as for event keys). Equal bytes always get the
-/// same id; bytes are compared exactly in the sense that matters, as
-/// `Interner` does for the strings that are printed (quiz strings).
+/// below 10⁻¹¹ for a billion distinct identities, as for event keys). Equal
+/// bytes always get the same id; bytes are compared exactly in the sense
+/// that matters, as `Interner` does for the strings that are printed (quiz
+/// strings).
 ///
 /// Lookup is open addressing with linear probing over a power-of-two table
 /// of 8-byte slots, each holding 32 bits of the key (the tag) beside the id

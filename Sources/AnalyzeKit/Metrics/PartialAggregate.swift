@@ -368,8 +368,8 @@ struct PartialAggregate {
         var otherOptions = other.answerOptions
         let otherIDs = other.eventIDs
         let otherBareIDs = other.bareIDs
-        other.bareIDs = .init()
-        (other.extras, other.answers, other.answerOptions, other.eventIDs) = (.init(), .init(), .init(), .init())
+        (other.extras, other.answers, other.answerOptions, other.eventIDs, other.bareIDs) =
+            (.init(), .init(), .init(), .init(), .init())
         otherExtras.updateEach { extra in
             if extra.packedCase == nil { extra.idOffset += idBase }
             if extra.answer >= 0 { extra.answer += answerBase }
@@ -416,7 +416,7 @@ struct PartialAggregate {
         quizStrings.releaseIndex()
         quizOptions.releaseIndex()
         quizQuestions.releaseIndex()
-        // The copies' segments (768 KiB each) are below malloc's mmap
+        // The copies' segments (512 KiB each) are below malloc's mmap
         // threshold: without this they would stay resident, unused by the
         // tables' large arrays.
         analyze_return_free_memory()
