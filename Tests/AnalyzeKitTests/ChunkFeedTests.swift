@@ -107,6 +107,30 @@ final class ChunkFeedTests: XCTestCase {
         XCTAssertGreaterThan(sequence, 50, "lines crossed many chunk ends")
     }
 
+    /// A reader asked to yield hands its chunk over at the last line end
+    /// read so far: chunks come out short, and every line still whole and in
+    /// order.
+    func testAReaderAskedToYieldCutsAtLineEndsAndLosesNothing() throws {
+        var rng = SplitMix64(12)
+        let directory = TemporaryDirectory()
+        let (lines, expected) = randomLines(500, using: &rng)
+        let path = directory.write("events.ndjson.gz", gzip(Array((lines.joined(separator: "\n") + "\n").utf8)))
+        var reader = ChunkReader(source: try DecodedTextSource(try InputFile.expand([path])[0]), fileIndex: 0)
+        let pool = BlockingPool((0..<2).map { _ in Chunk(capacity: Self.capacity) })
+        var asked = 0, early = 0
+        var tokens: [String] = []
+        while let chunk = try reader.next(take: pool.take, recycle: pool.give, shouldYield: {
+            asked += 1
+            return asked % 3 != 0
+        }) {
+            if case .lines = chunk.kind, chunk.count < chunk.capacity { early += 1 }
+            tokens += Self.tokens(of: chunk)
+            if chunk.capacity > 0 { pool.give(chunk) }
+        }
+        XCTAssertEqual(tokens, expected)
+        XCTAssertGreaterThan(early, 50, "chunks were handed over before they were full")
+    }
+
     func testWorkersPullingAtOnceGetEveryChunkOnce() throws {
         var rng = SplitMix64(8)
         let directory = TemporaryDirectory()

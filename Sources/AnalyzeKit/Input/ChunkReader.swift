@@ -21,6 +21,7 @@ struct ChunkReader {
         self.fileIndex = fileIndex
     }
 
+
     /// The next chunk of the input, in order; nil once the input is exhausted.
     ///
     /// `take` supplies empty chunks (it may block until one is free); a chunk
@@ -28,7 +29,14 @@ struct ChunkReader {
     /// caller, which must give `.lines` chunks back to the pool. The reader
     /// keeps one chunk between calls (the carried-over partial line) and takes
     /// at most one more during a call.
-    mutating func next(take: () -> Chunk, recycle: (Chunk) -> Void) throws(AnalyzeError) -> Chunk? {
+    ///
+    /// `shouldYield` is asked after each quarter of a chunk's capacity of
+    /// text (256 KiB in a 1 MiB chunk): when it says so (another worker waits
+    /// to read this input), the chunk is handed over at its last line end
+    /// before it is full, so that the input is free again sooner. Chunk
+    /// boundaries never change the results.
+    mutating func next(take: () -> Chunk, recycle: (Chunk) -> Void,
+                       shouldYield: () -> Bool = { false }) throws(AnalyzeError) -> Chunk? {
         guard !finished else { return nil }
         let chunk: Chunk
         if let carried = pending {
@@ -39,7 +47,7 @@ struct ChunkReader {
             chunk.reset(fileIndex: fileIndex)
         }
         do {
-            return try fill(chunk, take: take, recycle: recycle)
+            return try fill(chunk, take: take, recycle: recycle, shouldYield: shouldYield)
         } catch {
             // The input is done for; its chunk goes back (other inputs may
             // still be read from the same pool).
@@ -51,9 +59,12 @@ struct ChunkReader {
 
     /// Fills `chunk` (which may hold a carried partial line) up to its last
     /// line end; see ``next(take:recycle:)``.
-    private mutating func fill(_ chunk: Chunk, take: () -> Chunk, recycle: (Chunk) -> Void) throws(AnalyzeError) -> Chunk? {
+    private mutating func fill(
+        _ chunk: Chunk, take: () -> Chunk, recycle: (Chunk) -> Void, shouldYield: () -> Bool
+    ) throws(AnalyzeError) -> Chunk? {
         while true {
-            let n = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: chunk.storage[chunk.count...]))
+            let end = min(chunk.capacity, chunk.count + max(1, chunk.capacity / 4))
+            let n = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: chunk.storage[chunk.count..<end]))
             chunk.count += n
             if !checkedBOM && (chunk.count >= 3 || n == 0) {
                 checkedBOM = true
@@ -67,20 +78,12 @@ struct ChunkReader {
                 recycle(chunk)
                 return nil
             }
-            guard chunk.count == chunk.capacity else { continue }
-
+            if chunk.count < chunk.capacity {
+                guard shouldYield(), let lastNewline = Self.lastNewline(in: chunk) else { continue }
+                return cut(chunk, after: lastNewline, take: take)
+            }
             if let lastNewline = Self.lastNewline(in: chunk) {
-                let next = take()
-                next.reset(fileIndex: fileIndex)
-                let tail = chunk.count - (lastNewline + 1)
-                if tail > 0 {
-                    next.storage.baseAddress!.copyMemory(
-                        from: chunk.storage.baseAddress! + lastNewline + 1, byteCount: tail)
-                }
-                next.count = tail
-                chunk.count = lastNewline + 1
-                pending = next
-                return chunk
+                return cut(chunk, after: lastNewline, take: take)
             }
             // No line end in a whole chunk: one line longer than the limit.
             let isBlank = try skipOversizedLine(in: chunk)
@@ -90,6 +93,21 @@ struct ChunkReader {
             marker.fileIndex = fileIndex
             return marker
         }
+    }
+
+    /// Ends `chunk` after its line end at `lastNewline`; the partial line
+    /// after it moves to a new chunk, kept for the next call.
+    private mutating func cut(_ chunk: Chunk, after lastNewline: Int, take: () -> Chunk) -> Chunk {
+        let next = take()
+        next.reset(fileIndex: fileIndex)
+        let tail = chunk.count - (lastNewline + 1)
+        if tail > 0 {
+            next.storage.baseAddress!.copyMemory(from: chunk.storage.baseAddress! + lastNewline + 1, byteCount: tail)
+        }
+        next.count = tail
+        chunk.count = lastNewline + 1
+        pending = next
+        return chunk
     }
 
     /// Ends reading early (the input is abandoned): gives back the chunk

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Hands out the chunks of all inputs to whichever worker asks next: the
 /// worker that asks inflates (or reads) the chunk itself.
@@ -44,6 +45,9 @@ final class ChunkFeed: @unchecked Sendable {
     /// Open inputs, in input order.
     private var lanes: [Lane] = []
     private var nextFile = 0
+    /// Workers waiting because every open input is being read: readers then
+    /// hand their chunks over early (``ChunkReader/next(take:recycle:shouldYield:)``).
+    private let waiters = Atomic<Int>(0)
     /// The earliest input (in input order) that failed, and why.
     private var failure: (fileIndex: Int, error: AnalyzeError)?
     /// Stored bytes read from the inputs finished so far (all of them once
@@ -101,7 +105,10 @@ final class ChunkFeed: @unchecked Sendable {
                 continue
             }
             if lanes.isEmpty { return nil }
-            condition.wait()  // every open input is being read
+            // Every open input is being read.
+            waiters.add(1, ordering: .relaxed)
+            condition.wait()
+            waiters.subtract(1, ordering: .relaxed)
         }
     }
 
@@ -111,7 +118,9 @@ final class ChunkFeed: @unchecked Sendable {
         lane.busy = true
         condition.unlock()
         var reader = lane.reader!
-        let result = Result { () throws(AnalyzeError) in try reader.next(take: pool.take, recycle: pool.give) }
+        let result = Result { () throws(AnalyzeError) in
+            try reader.next(take: pool.take, recycle: pool.give, shouldYield: { waiters.load(ordering: .relaxed) > 0 })
+        }
         let (read, decoded) = (reader.source.bytesRead, reader.source.bytesDecoded)
         condition.lock()
         lane.reader = reader
