@@ -89,7 +89,9 @@ struct PartialAggregate {
 
     private(set) var lines = 0
     private(set) var rejectCounts = [Int](repeating: 0, count: RejectReason.allCases.count)
-    /// The first `maxRejectRows` rejects of this partial, in input order.
+    /// The first `maxRejectRows` rejects of this partial in input order, once
+    /// trimmed (``trimRejectSample()``: by every merge and by ``settle()``);
+    /// until then up to twice as many, in the order met.
     private(set) var rejectSample: [RejectEntry] = []
     private(set) var chunkLines: [ChunkLines] = []
     private(set) var store = EventStore()
@@ -197,9 +199,11 @@ struct PartialAggregate {
 
     private mutating func reject(_ reason: RejectReason, at position: UInt64) {
         rejectCounts[Int(reason.rawValue)] += 1
-        if rejectSample.count < maxRejectRows {
-            rejectSample.append(RejectEntry(position: position, reason: reason))
-        }
+        guard maxRejectRows > 0 else { return }
+        rejectSample.append(RejectEntry(position: position, reason: reason))
+        // A worker that reads several inputs meets chunks out of input order:
+        // keep every reject until the sample doubles, then the earliest.
+        if rejectSample.count >= 2 * maxRejectRows { trimRejectSample() }
     }
 
     /// Adds the parser's current event to the batch: everything but its
@@ -351,6 +355,8 @@ struct PartialAggregate {
         other.store = EventStore()
         lines += other.lines
         for i in rejectCounts.indices { rejectCounts[i] += other.rejectCounts[i] }
+        trimRejectSample()
+        other.trimRejectSample()
         rejectSample = Self.mergeSamples(rejectSample, other.rejectSample, limit: maxRejectRows)
         chunkLines += other.chunkLines
 
@@ -410,6 +416,7 @@ struct PartialAggregate {
     /// the identity table and the quiz-string interner. After the last merge,
     /// the metric tables only scan records and read strings by id.
     mutating func settle() {
+        trimRejectSample()
         store.settle()
         store.releaseCopies()
         identities.releaseIndex()
@@ -420,6 +427,13 @@ struct PartialAggregate {
         // threshold: without this they would stay resident, unused by the
         // tables' large arrays.
         analyze_return_free_memory()
+    }
+
+    /// Sorts the reject sample into input order and keeps its first
+    /// `maxRejectRows`.
+    private mutating func trimRejectSample() {
+        rejectSample.sort { $0.position < $1.position }
+        if rejectSample.count > maxRejectRows { rejectSample.removeLast(rejectSample.count - maxRejectRows) }
     }
 
     private static func mergeSamples(_ a: [RejectEntry], _ b: [RejectEntry], limit: Int) -> [RejectEntry] {
