@@ -109,25 +109,29 @@ final class DeterminismTests: XCTestCase {
         }
     }
 
-    /// Partials merged in any grouping and order give the same result as one
-    /// partial that saw every chunk (the merge is associative and commutative).
-    func testPartialsMergeInAnyOrder() throws {
-        let text = Self.export
+    /// `text` cut at line ends into chunks of about `sizes` bytes, numbered
+    /// in order.
+    private static func chunks(of text: [UInt8], sizes: ClosedRange<Int>, using rng: inout SplitMix64) -> [Chunk] {
         var chunks: [Chunk] = []
         var start = 0
-        var sequence = 0
-        var rng = SplitMix64(7)
         while start < text.count {
-            var end = min(text.count, start + Int.random(in: 1_000...40_000, using: &rng))
+            var end = min(text.count, start + Int.random(in: sizes, using: &rng))
             while end < text.count && text[end - 1] != 0x0A { end += 1 }
             let chunk = Chunk(capacity: end - start)
             text[start..<end].withUnsafeBytes { chunk.storage.copyMemory(from: $0) }
             chunk.count = end - start
-            chunk.sequence = sequence
+            chunk.sequence = chunks.count
             chunks.append(chunk)
-            sequence += 1
             start = end
         }
+        return chunks
+    }
+
+    /// Partials merged in any grouping and order give the same result as one
+    /// partial that saw every chunk (the merge is associative and commutative).
+    func testPartialsMergeInAnyOrder() throws {
+        var rng = SplitMix64(7)
+        let chunks = Self.chunks(of: Self.export, sizes: 1_000...40_000, using: &rng)
         func result(of partial: PartialAggregate) -> [[UInt8]] {
             AnalysisResult(merged: partial, files: [InputFile(displayName: "x", location: .standardInput)],
                            bytesRead: 0, bytesDecoded: 0, timeZone: .utc).csvFiles().map(\.contents)
@@ -156,20 +160,8 @@ final class DeterminismTests: XCTestCase {
     /// kept in the order met, and cut at the limit, listed and dropped the
     /// wrong rows; found by the differential test on a directory of parts).
     func testPartialsThatMeetChunksOutOfOrderAgree() throws {
-        let text = Self.export
-        var chunks: [Chunk] = []
-        var start = 0
         var rng = SplitMix64(21)
-        while start < text.count {
-            var end = min(text.count, start + Int.random(in: 500...8_000, using: &rng))
-            while end < text.count && text[end - 1] != 0x0A { end += 1 }
-            let chunk = Chunk(capacity: end - start)
-            text[start..<end].withUnsafeBytes { chunk.storage.copyMemory(from: $0) }
-            chunk.count = end - start
-            chunk.sequence = chunks.count
-            chunks.append(chunk)
-            start = end
-        }
+        let chunks = Self.chunks(of: Self.export, sizes: 500...8_000, using: &rng)
         for maxRejectRows in [0, 1, 7, 10_000] {
             func result(of partial: PartialAggregate) -> [[UInt8]] {
                 AnalysisResult(merged: partial, files: [InputFile(displayName: "x", location: .standardInput)],
