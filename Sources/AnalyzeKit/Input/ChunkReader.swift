@@ -1,12 +1,13 @@
 /// Cuts one input's decoded text into newline-aligned ``Chunk``s.
 ///
-/// Decoded text is written straight into a chunk; when the chunk is full, the
-/// partial line after its last `\n` moves to the front of the next chunk (the
-/// only copy). A UTF-8 byte order mark at the start of the text is skipped.
-/// A line that does not fit in a whole chunk is longer than `--max-line-bytes`
-/// (the capacity is chosen so), so it is streamed past, noting only whether it
-/// was blank, and handed on as a `.oversizedLine` marker: a 200 MB line costs
-/// no more memory than a short one.
+/// Decoded text is written straight into a chunk; when the chunk is full (or
+/// handed over early, for a waiting worker), the partial line after its last
+/// `\n` moves to the front of the next chunk (the only copy). A UTF-8 byte
+/// order mark at the start of the text is skipped. A line that does not fit
+/// in a whole chunk is longer than `--max-line-bytes` (the capacity is chosen
+/// so), so it is streamed past, noting only whether it was blank, and handed
+/// on as a `.oversizedLine` marker: a 200 MB line costs no more memory than a
+/// short one.
 struct ChunkReader {
     let source: DecodedTextSource
     private let fileIndex: Int
@@ -20,7 +21,6 @@ struct ChunkReader {
         self.source = source
         self.fileIndex = fileIndex
     }
-
 
     /// The next chunk of the input, in order; nil once the input is exhausted.
     ///
@@ -58,7 +58,8 @@ struct ChunkReader {
     }
 
     /// Fills `chunk` (which may hold a carried partial line) up to its last
-    /// line end; see ``next(take:recycle:)``.
+    /// line end, or to an earlier one when asked to yield; see
+    /// ``next(take:recycle:shouldYield:)``.
     private mutating func fill(
         _ chunk: Chunk, take: () -> Chunk, recycle: (Chunk) -> Void, shouldYield: () -> Bool
     ) throws(AnalyzeError) -> Chunk? {

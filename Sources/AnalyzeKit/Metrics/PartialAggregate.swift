@@ -91,7 +91,8 @@ struct PartialAggregate {
     private(set) var rejectCounts = [Int](repeating: 0, count: RejectReason.allCases.count)
     /// The first `maxRejectRows` rejects of this partial in input order, once
     /// trimmed (``trimRejectSample()``: by every merge and by ``settle()``);
-    /// until then up to twice as many, in the order met.
+    /// until then up to twice as many, in the order met (a merge appends the
+    /// other sample and trims).
     private(set) var rejectSample: [RejectEntry] = []
     private(set) var chunkLines: [ChunkLines] = []
     private(set) var store = EventStore()
@@ -355,9 +356,8 @@ struct PartialAggregate {
         other.store = EventStore()
         lines += other.lines
         for i in rejectCounts.indices { rejectCounts[i] += other.rejectCounts[i] }
+        rejectSample += other.rejectSample
         trimRejectSample()
-        other.trimRejectSample()
-        rejectSample = Self.mergeSamples(rejectSample, other.rejectSample, limit: maxRejectRows)
         chunkLines += other.chunkLines
 
         let identityMap = identities.absorb(other.identities)
@@ -434,20 +434,6 @@ struct PartialAggregate {
     private mutating func trimRejectSample() {
         rejectSample.sort { $0.position < $1.position }
         if rejectSample.count > maxRejectRows { rejectSample.removeLast(rejectSample.count - maxRejectRows) }
-    }
-
-    private static func mergeSamples(_ a: [RejectEntry], _ b: [RejectEntry], limit: Int) -> [RejectEntry] {
-        var merged: [RejectEntry] = []
-        merged.reserveCapacity(min(limit, a.count + b.count))
-        var i = 0, j = 0
-        while merged.count < limit && (i < a.count || j < b.count) {
-            if j == b.count || (i < a.count && a[i].position < b[j].position) {
-                merged.append(a[i]); i += 1
-            } else {
-                merged.append(b[j]); j += 1
-            }
-        }
-        return merged
     }
 
     /// Compares two events by the SPEC's ordering key: instant, then

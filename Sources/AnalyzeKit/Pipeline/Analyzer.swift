@@ -57,17 +57,16 @@ public struct Analyzer: Sendable {
     public func analyze(progress: Progress? = nil) throws(AnalyzeError) -> AnalysisResult {
         analyze_return_large_blocks_to_the_system()
         let files = try InputFile.expand(options.paths)
-        var parsed = try parse(files, progress: progress)
-        // Merge into the largest partial (the merge is associative and commutative).
-        // Moved out, so each partial's storage stays uniquely owned (a
-        // second reference would make the merge copy it).
-        var all: [PartialAggregate] = []
-        swap(&all, &parsed.partials)
+        let (partials, bytesRead, bytesDecoded) = try parse(files, progress: progress)
+        // Merge into the largest partial (the merge is associative and
+        // commutative). The partials are consumed, not copied: a second
+        // reference to their segments would make the merge copy them.
+        var all = consume partials
         all.sort { $0.store.count > $1.store.count }
         var merged = all.removeFirst()
         while let partial = all.popLast() { merged.merge(partial) }  // each freed once merged
         return AnalysisResult(
-            merged: consume merged, files: files, bytesRead: parsed.bytesRead, bytesDecoded: parsed.bytesDecoded,
+            merged: consume merged, files: files, bytesRead: bytesRead, bytesDecoded: bytesDecoded,
             timeZone: options.timeZone)
     }
 
