@@ -62,7 +62,7 @@ struct EventParser {
         }
 
         subscript(key: EnvelopeKey) -> JSONValue? {
-            guard present & (1 << key.rawValue) != 0 else { return nil }
+            guard present & (1 &<< key.rawValue) != 0 else { return nil }
             return withUnsafeBytes(of: values) {
                 $0.load(fromByteOffset: key.rawValue * MemoryLayout<JSONValue>.stride, as: JSONValue.self)
             }
@@ -72,7 +72,7 @@ struct EventParser {
         /// other than `action` repeats (invalid JSON for the SPEC).
         @inline(__always)
         mutating func store(_ value: JSONValue, slot: Int) -> Bool {
-            let bit = UInt8(truncatingIfNeeded: 1 << slot) & 0x7F  // the other-keys slot is never "present"
+            let bit = UInt8(truncatingIfNeeded: 1 &<< slot) & 0x7F  // the other-keys slot is never "present"
             if present & bit != 0 {
                 guard slot == EnvelopeKey.action.rawValue else { return false }
                 actionRepeated = true
@@ -232,7 +232,6 @@ struct EventParser {
         var i = scanner.skipWhitespace(start + 1)
         guard i < scanner.end else { return false }
         if scanner.byte(i) != UInt8(ascii: "}") {
-            var keyScratch: [UInt8] = []
             while true {
                 guard i < scanner.end, scanner.byte(i) == UInt8(ascii: "\"") else { return false }
                 let slot: Int
@@ -247,8 +246,8 @@ struct EventParser {
                     guard let (end, keyEscapes) = scanner.scanString(at: i) else { return false }
                     afterKey = end
                     if keyEscapes {
-                        scanner.decodeString(JSONValue(start: i, end: afterKey, kind: .string, flag: true), into: &keyScratch)
-                        slot = keyScratch.withUnsafeBytes { EnvelopeKey.slot(matching: $0) }
+                        scanner.decodeString(JSONValue(start: i, end: afterKey, kind: .string, flag: true), into: &scratchForKeys)
+                        slot = scratchForKeys.withUnsafeBytes { EnvelopeKey.slot(matching: $0) }
                     } else if tableFits {
                         slot = EnvelopeKey.otherSlot  // the table found no envelope key
                     } else {
@@ -315,10 +314,16 @@ struct EventParser {
 
     /// Calls `body` with the bytes of `ref`, valid only during the call.
     func withBytes<R>(of ref: StringRef, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        // Refs are made by this parser, within its line or arena: no bounds
+        // check beyond a debug assertion (this is called several times a line).
         if ref.isDecoded {
-            return arena.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[ref.start..<(ref.start + ref.count)])) }
+            return arena.withUnsafeBytes { arena in
+                assert(ref.start >= 0 && ref.start + ref.count <= arena.count)
+                return body(UnsafeRawBufferPointer(start: arena.baseAddress.map { $0 + ref.start }, count: ref.count))
+            }
         }
-        return body(UnsafeRawBufferPointer(rebasing: line[ref.start..<(ref.start + ref.count)]))
+        assert(ref.start >= 0 && ref.start + ref.count <= line.count)
+        return body(UnsafeRawBufferPointer(start: line.baseAddress.map { $0 + ref.start }, count: ref.count))
     }
 
     /// Appends an option of the current answer.
