@@ -5,10 +5,10 @@ import XCTest
 /// ByteHash's one-pass pair and the Interner's lookups, against simple models.
 final class HashingAndInterningTests: XCTestCase {
     /// `hashPair` reads the bytes once but must equal two `hash` calls (the event
-    /// key's two lanes), for every length around the 8-byte word boundaries.
+    /// key's two lanes), for every length around the block boundaries.
     func testHashPairEqualsTwoSingleHashes() {
         var rng = SplitMix64(11)
-        for length in 0...41 {
+        for length in 0...49 {
             let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
             bytes.withUnsafeBytes { raw in
                 let pair = ByteHash.hashPair(raw, seeds: (3, 0x1234_5678_9abc))
@@ -19,25 +19,38 @@ final class HashingAndInterningTests: XCTestCase {
         }
     }
 
-    /// The tail word (the last 1–7 bytes) is read with one overlapping load;
-    /// the hash must equal the plain definition (each 8-byte little-endian word,
-    /// then the rest zero-extended), wherever the bytes sit in memory.
-    func testHashMatchesItsWordByWordDefinition() {
+    /// Blocks are read with unaligned and overlapping loads; the hash must
+    /// equal its definition (``ByteHash``) computed from a byte array,
+    /// wherever the bytes sit in memory, for every length around the 4-, 8-
+    /// and 16-byte boundaries.
+    func testHashMatchesItsBlockDefinition() {
         func model(_ bytes: [UInt8], seed: UInt64) -> UInt64 {
-            let (p0, p1, p2): (UInt64, UInt64, UInt64) = (0xa076_1d64_78bd_642f, 0xe703_7ed1_a0b4_28db, 0x8ebc_6af0_9c88_c6e3)
+            let p0: UInt64 = 0xa076_1d64_78bd_642f, p1: UInt64 = 0xe703_7ed1_a0b4_28db
+            let p2: UInt64 = 0x8ebc_6af0_9c88_c6e3, p3: UInt64 = 0x8a9d_c5b3_e7f1_d9a5
             func mix(_ a: UInt64, _ b: UInt64) -> UInt64 { let m = a.multipliedFullWidth(by: b); return m.high ^ m.low }
-            let n = UInt64(bytes.count)
-            var h = seed ^ mix(n ^ p0, p1)
-            var i = 0
-            while i < bytes.count {
-                let word = bytes[i..<min(i + 8, bytes.count)].enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
-                h = mix(word ^ (i + 8 <= bytes.count ? p1 : p2), h ^ p0)
-                i += 8
+            func word(_ at: Int, _ width: Int) -> UInt64 {
+                (0..<width).reduce(UInt64(0)) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) }
             }
-            return mix(h ^ p2, p1 ^ n)
+            let n = bytes.count
+            var h = seed ^ (UInt64(n) &* p0)
+            var i = 0
+            while n - i > 16 {
+                h = mix(word(i, 8) ^ p1 ^ h, word(i + 8, 8) ^ p3)
+                i += 16
+            }
+            let last: (UInt64, UInt64)
+            switch n {
+            case 17...: last = (word(n - 16, 8), word(n - 8, 8))
+            case 8...16: last = (word(0, 8), word(n - 8, 8))
+            case 4...7: last = (word(0, 4), word(n - 4, 4))
+            case 1...3: last = (UInt64(bytes[0]) | UInt64(bytes[n / 2]) << 8 | UInt64(bytes[n - 1]) << 16, 0)
+            default: last = (0, 0)
+            }
+            h = mix(last.0 ^ p2 ^ h, last.1 ^ p3)
+            return mix(h ^ p2, p1 ^ UInt64(n))
         }
         var rng = SplitMix64(23)
-        for length in 0...41 {
+        for length in 0...49 {
             let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
             for offset in 0..<3 {  // unaligned starts, with other bytes before
                 let padded = [UInt8](repeating: 0xEE, count: offset) + bytes
@@ -45,6 +58,23 @@ final class HashingAndInterningTests: XCTestCase {
                     let slice = UnsafeRawBufferPointer(rebasing: raw[offset...])
                     XCTAssertEqual(ByteHash.hash(slice, seed: 7), model(bytes, seed: 7), "length \(length), offset \(offset)")
                 }
+            }
+        }
+    }
+
+    /// Every byte counts: changing any one byte of a string, at any length up
+    /// to 49, changes both lanes (the overlapping loads must not leave a byte out).
+    func testEveryByteChangesTheHash() {
+        var rng = SplitMix64(29)
+        for length in 1...49 {
+            var bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            let before = bytes.withUnsafeBytes { ByteHash.hashPair($0, seeds: (1, 2)) }
+            for k in 0..<length {
+                bytes[k] ^= 0x20
+                let after = bytes.withUnsafeBytes { ByteHash.hashPair($0, seeds: (1, 2)) }
+                XCTAssertNotEqual(after.0, before.0, "length \(length), byte \(k)")
+                XCTAssertNotEqual(after.1, before.1, "length \(length), byte \(k)")
+                bytes[k] ^= 0x20
             }
         }
     }

@@ -1,15 +1,30 @@
 /// Fast 64-bit hashing of byte strings (a multiply-fold mixer in the style of
-/// wyhash), used for the event-id keys, the interners and action fingerprints.
+/// wyhash), used for the event-id keys, the identity keys, the interners and
+/// action fingerprints.
 ///
 /// Not cryptographic. Two seeds give two independent lanes; the event-id key
 /// uses both (128 bits), so an accidental collision among even 10^10 distinct
 /// ids has a probability below 10^-18.
 ///
-/// Performance: one 64×64→128-bit multiply per 8 input bytes.
+/// The definition, per lane with seed `s`, for `n` bytes: the state starts at
+/// `s ^ n·p0`; every 16-byte block but the last is folded in as
+/// `mix(w0 ^ p1 ^ state, w1 ^ p3)` (`w0`, `w1` its two little-endian words);
+/// the last block the same way, with `p2` for `p1` — the final 16 bytes when
+/// `n > 16` (overlapping the block before), else the bytes themselves read as
+/// two overlapping words (see ``lastBlock(_:)``); the result is
+/// `mix(state ^ p2, p1 ^ n)`. Every byte is read, so for one length the blocks
+/// determine the bytes.
+///
+/// Performance: one 64×64→128-bit multiply per 16 input bytes and lane (a
+/// 36-byte UUID: three, plus one to finish); `hashPair` reads the bytes once
+/// for both lanes.
 enum ByteHash {
     private static let p0: UInt64 = 0xa076_1d64_78bd_642f
     private static let p1: UInt64 = 0xe703_7ed1_a0b4_28db
     private static let p2: UInt64 = 0x8ebc_6af0_9c88_c6e3
+    /// Every byte has its high bit set, so ASCII text never cancels it (a
+    /// zero operand would erase the state).
+    private static let p3: UInt64 = 0x8a9d_c5b3_e7f1_d9a5
 
     @inline(__always)
     static func mix(_ a: UInt64, _ b: UInt64) -> UInt64 {
@@ -19,8 +34,9 @@ enum ByteHash {
 
     static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
         let n = UInt64(truncatingIfNeeded: bytes.count)
-        var h = seed ^ mix(n ^ p0, p1)
-        forEachWord(of: bytes) { word, isTail in h = mix(word ^ (isTail ? p2 : p1), h ^ p0) }
+        var h = seed ^ (n &* p0)
+        let last = forEachBlock(of: bytes) { w0, w1 in h = mix(w0 ^ p1 ^ h, w1 ^ p3) }
+        h = mix(last.0 ^ p2 ^ h, last.1 ^ p3)
         return mix(h ^ p2, p1 ^ n)
     }
 
@@ -28,43 +44,54 @@ enum ByteHash {
     /// reading the bytes once.
     static func hashPair(_ bytes: UnsafeRawBufferPointer, seeds: (UInt64, UInt64)) -> (UInt64, UInt64) {
         let n = UInt64(truncatingIfNeeded: bytes.count)
-        let lengthMix = mix(n ^ p0, p1)
-        var h0 = seeds.0 ^ lengthMix, h1 = seeds.1 ^ lengthMix
-        forEachWord(of: bytes) { word, isTail in
-            let w = word ^ (isTail ? p2 : p1)
-            h0 = mix(w, h0 ^ p0)
-            h1 = mix(w, h1 ^ p0)
+        var h0 = seeds.0 ^ (n &* p0), h1 = seeds.1 ^ (n &* p0)
+        let last = forEachBlock(of: bytes) { w0, w1 in
+            h0 = mix(w0 ^ p1 ^ h0, w1 ^ p3)
+            h1 = mix(w0 ^ p1 ^ h1, w1 ^ p3)
         }
+        h0 = mix(last.0 ^ p2 ^ h0, last.1 ^ p3)
+        h1 = mix(last.0 ^ p2 ^ h1, last.1 ^ p3)
         return (mix(h0 ^ p2, p1 ^ n), mix(h1 ^ p2, p1 ^ n))
     }
 
-    /// Calls `body` with each 8-byte little-endian word of `bytes`, then with the
-    /// remaining 1–7 bytes zero-extended (`isTail` true), if any.
+    /// Calls `body` with the two little-endian words of each 16-byte block
+    /// but the last, and returns the last block's words (see the type's
+    /// definition).
     @inline(__always)
-    private static func forEachWord(of bytes: UnsafeRawBufferPointer, _ body: (UInt64, Bool) -> Void) {
-        guard let base = bytes.baseAddress else { return }
+    private static func forEachBlock(
+        of bytes: UnsafeRawBufferPointer, _ body: (UInt64, UInt64) -> Void
+    ) -> (UInt64, UInt64) {
+        guard let base = bytes.baseAddress else { return (0, 0) }
         let n = bytes.count
+        guard n > 16 else { return lastBlock(bytes) }
         var i = 0
-        while i + 8 <= n {
-            body(base.loadUnaligned(fromByteOffset: i, as: UInt64.self), false)
-            i += 8
+        while n &- i > 16 {
+            body(base.loadUnaligned(fromByteOffset: i, as: UInt64.self),
+                 base.loadUnaligned(fromByteOffset: i &+ 8, as: UInt64.self))
+            i &+= 16
         }
-        guard i < n else { return }
+        return (base.loadUnaligned(fromByteOffset: n &- 16, as: UInt64.self),
+                base.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self))
+    }
+
+    /// The words of a string of at most 16 bytes: two 8-byte loads (the
+    /// second overlapping the first) from 8 bytes up, two 4-byte loads from
+    /// 4, else the first, middle and last bytes (as wyhash reads 1–3 bytes).
+    @inline(__always)
+    private static func lastBlock(_ bytes: UnsafeRawBufferPointer) -> (UInt64, UInt64) {
+        let n = bytes.count
+        guard let base = bytes.baseAddress, n > 0 else { return (0, 0) }
         if n >= 8 {
-            // The last word of the buffer, shifted so that only the remaining
-            // bytes stay, in order: the same value as the byte loop below.
-            let remaining = n - i
-            body(base.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) >> UInt64(8 * (8 - remaining)), true)
-            return
+            return (base.loadUnaligned(as: UInt64.self), base.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self))
         }
-        var word: UInt64 = 0
-        var shift: UInt64 = 0
-        while i < n {
-            word |= UInt64(base.load(fromByteOffset: i, as: UInt8.self)) << shift
-            shift += 8
-            i += 1
+        if n >= 4 {
+            return (UInt64(base.loadUnaligned(as: UInt32.self)),
+                    UInt64(base.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self)))
         }
-        body(word, true)
+        let first = UInt64(base.load(as: UInt8.self))
+        let middle = UInt64(base.load(fromByteOffset: n >> 1, as: UInt8.self))
+        let last = UInt64(base.load(fromByteOffset: n &- 1, as: UInt8.self))
+        return (first | middle << 8 | last << 16, 0)
     }
 
     /// Folds `value` into a running hash (order-sensitive).
