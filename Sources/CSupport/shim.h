@@ -2,6 +2,7 @@
 #define ANALYZE_CSUPPORT_SHIM_H
 #include <malloc.h>
 #include <stdint.h>
+#include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -53,8 +54,9 @@ static inline uint32_t analyze_string_specials16(const void *bytes) {
 /// hyphens) into the 16 bytes it spells. Returns 1 when its letters are all
 /// lowercase (or it has none), 2 when all uppercase, 0 when `text` is not such
 /// a UUID (then `bytes` holds garbage). A table lookup per digit, no branch
-/// per digit.
-static inline int analyze_pack_uuid(const uint8_t *text, uint8_t *bytes) {
+/// per digit: the path without SSE2, and the reference the tests hold
+/// ``analyze_pack_uuid`` to.
+static inline int analyze_pack_uuid_portable(const uint8_t *text, uint8_t *bytes) {
     /* Per byte value: the digit's value, | 0x10 for a-f, | 0x20 for A-F; 0x80: not hex. */
     static const uint8_t digit[256] = {
         [0 ... 255] = 0x80,
@@ -74,5 +76,50 @@ static inline int analyze_pack_uuid(const uint8_t *text, uint8_t *bytes) {
     }
     if ((flags & 0x80) || (flags & 0x30) == 0x30) return 0;
     return (flags & 0x20) ? 2 : 1;
+}
+/// ``analyze_pack_uuid_portable``'s result, computed 16 digits at a time with
+/// SSE2 where the target has it (about a fifth of the instructions): the 32
+/// digits are gathered around the hyphens with six loads, classified with
+/// signed compares (bytes from 0x80 compare below every range), turned into
+/// nibbles, and each pair folded into a byte, the 16 bytes packed by one
+/// `packus`.
+static inline int analyze_pack_uuid(const uint8_t *text, uint8_t *bytes) {
+#if defined(__SSE2__)
+    if (text[8] != '-' || text[13] != '-' || text[18] != '-' || text[23] != '-') return 0;
+    uint64_t first, last;
+    uint32_t second, third, fourth, fifth;
+    memcpy(&first, text, 8);
+    memcpy(&second, text + 9, 4);
+    memcpy(&third, text + 14, 4);
+    memcpy(&fourth, text + 19, 4);
+    memcpy(&fifth, text + 24, 4);
+    memcpy(&last, text + 28, 8);
+    __m128i digits[2] = {
+        _mm_set_epi64x((long long)((uint64_t)second | (uint64_t)third << 32), (long long)first),
+        _mm_set_epi64x((long long)last, (long long)((uint64_t)fourth | (uint64_t)fifth << 32)),
+    };
+    int valid = 0xFFFF, upper = 0, lower = 0;
+    __m128i pairs[2];
+    for (int k = 0; k < 2; k++) {
+        __m128i v = digits[k];
+        __m128i isDigit = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)), _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1)));
+        __m128i isUpper = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('A' - 1)), _mm_cmplt_epi8(v, _mm_set1_epi8('F' + 1)));
+        __m128i isLower = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('a' - 1)), _mm_cmplt_epi8(v, _mm_set1_epi8('f' + 1)));
+        __m128i isLetter = _mm_or_si128(isUpper, isLower);
+        valid &= _mm_movemask_epi8(_mm_or_si128(isDigit, isLetter));
+        upper |= _mm_movemask_epi8(isUpper);
+        lower |= _mm_movemask_epi8(isLower);
+        /* '0'-'9' → 0-9, 'a'-'f' and 'A'-'F' (low nibble 1-6) → 10-15. */
+        __m128i value = _mm_add_epi8(_mm_and_si128(v, _mm_set1_epi8(0x0F)), _mm_and_si128(isLetter, _mm_set1_epi8(9)));
+        /* Per 16-bit lane: the even digit (low byte) becomes the high nibble,
+           the odd digit (high byte) the low nibble. */
+        pairs[k] = _mm_or_si128(_mm_and_si128(_mm_slli_epi16(value, 4), _mm_set1_epi16(0x00F0)), _mm_srli_epi16(value, 8));
+    }
+    _mm_storeu_si128((__m128i *)bytes, _mm_packus_epi16(pairs[0], pairs[1]));
+    if (valid != 0xFFFF || (upper && lower)) return 0;
+    return upper ? 2 : 1;
+#else
+    return analyze_pack_uuid_portable(text, bytes);
+#endif
 }
 #endif

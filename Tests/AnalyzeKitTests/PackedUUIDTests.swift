@@ -1,4 +1,5 @@
 @testable import AnalyzeKit
+import CSupport
 import EventGenerator
 import XCTest
 
@@ -40,6 +41,36 @@ final class PackedUUIDTests: XCTestCase {
                      "6d15dece-4af8-4180-bf11-6bf5966b692g",   // not hex
                      "{d15dece-4af8-4180-bf11-6bf5966b692}", "", "e1"] {
             XCTAssertNil(pack(text), text)
+        }
+    }
+
+    /// The SSE2 packer (``PackedUUID/pack(_:into:)``) against the portable
+    /// table one it replaced: the same verdict and, for a UUID, the same
+    /// bytes, for canonical ids in each case and every id one byte away from
+    /// them (each position set to each of the 256 byte values).
+    func testVectorPackerAgreesWithTheTableOne() {
+        var rng = SplitMix64(41)
+        let lower = Array("0123456789abcdef".utf8), upper = Array("0123456789ABCDEF".utf8)
+        for round in 0..<24 {
+            var text = [UInt8]()
+            for k in 0..<36 {
+                if k == 8 || k == 13 || k == 18 || k == 23 { text.append(UInt8(ascii: "-")); continue }
+                let digits = round % 3 == 0 ? lower : round % 3 == 1 ? upper : (rng.next() % 2 == 0 ? lower : upper)
+                text.append(digits[Int(rng.next() % 16)])
+            }
+            for position in 0..<36 {
+                let original = text[position]
+                for value in 0...255 {
+                    text[position] = UInt8(value)
+                    var vector = [UInt8](repeating: 0, count: 16), table = [UInt8](repeating: 0, count: 16)
+                    let (v, t) = text.withUnsafeBufferPointer { source in
+                        (analyze_pack_uuid(source.baseAddress!, &vector), analyze_pack_uuid_portable(source.baseAddress!, &table))
+                    }
+                    XCTAssertEqual(v, t, "round \(round), byte \(position) = \(value)")
+                    if t != 0 { XCTAssertEqual(vector, table, "round \(round), byte \(position) = \(value)") }
+                }
+                text[position] = original
+            }
         }
     }
 

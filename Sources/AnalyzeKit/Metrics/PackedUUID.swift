@@ -17,8 +17,8 @@ enum PackedUUID {
     /// The 16 bytes `text` spells, and its case; nil when `text` is not a
     /// canonical UUID in one case.
     ///
-    /// Performance: a table lookup per digit and no branch per digit (in C,
-    /// `analyze_pack_uuid`, where the table is a static array).
+    /// Performance: in C (`analyze_pack_uuid`), 16 digits at a time with SSE2
+    /// (about 50 instructions); a table lookup per digit where SSE2 is absent.
     static func pack(_ text: UnsafeRawBufferPointer, into bytes: UnsafeMutableRawBufferPointer) -> Case? {
         guard text.count == textCount, bytes.count >= byteCount,
               let source = text.baseAddress, let target = bytes.baseAddress else { return nil }
