@@ -99,15 +99,36 @@ enum RadixSort {
 
     /// Sorts each run of adjacent values that `sameGroup` puts together with
     /// `areInIncreasingOrder`, leaving the runs where they are.
+    ///
+    /// Performance: most runs are a device's or a respondent's few events,
+    /// so runs of up to ``smallGroup`` values are insertion-sorted in place
+    /// (the standard sort's setup per run cost more than the sorting); longer
+    /// ones use the standard sort.
     static func sortRuns<T>(
         _ values: inout [T], sameGroup: (T, T) -> Bool, by areInIncreasingOrder: (T, T) -> Bool
     ) {
-        var start = 0
-        while start < values.count {
-            var end = start + 1
-            while end < values.count && sameGroup(values[start], values[end]) { end += 1 }
-            if end - start > 1 { values[start..<end].sort(by: areInIncreasingOrder) }
-            start = end
+        values.withUnsafeMutableBufferPointer { buffer in
+            let count = buffer.count
+            var start = 0
+            while start < count {
+                var end = start + 1
+                while end < count && sameGroup(buffer[start], buffer[end]) { end += 1 }
+                if end - start > smallGroup {
+                    var run = UnsafeMutableBufferPointer(rebasing: buffer[start..<end])
+                    run.sort(by: areInIncreasingOrder)
+                } else if end - start > 1 {
+                    for i in (start + 1)..<end {
+                        let value = buffer[i]
+                        var j = i
+                        while j > start && areInIncreasingOrder(value, buffer[j - 1]) {
+                            buffer[j] = buffer[j - 1]
+                            j -= 1
+                        }
+                        buffer[j] = value
+                    }
+                }
+                start = end
+            }
         }
     }
 }
