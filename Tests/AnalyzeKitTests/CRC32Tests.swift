@@ -2,7 +2,7 @@ import XCTest
 @testable import AnalyzeKit
 import EventGenerator
 
-/// gzip's CRC-32 (``CRC32``) and the zlib backend, which checks it itself.
+/// gzip's CRC-32 (``CRC32``) and the backends, which check it themselves.
 final class CRC32Tests: XCTestCase {
     func testCheckValue() {
         // The catalogue check value of CRC-32/ISO-HDLC (gzip's): "123456789".
@@ -41,14 +41,26 @@ final class CRC32Tests: XCTestCase {
         }
     }
 
-    /// The backend reads the trailer from the last eight bytes it consumed, so
-    /// feed it one byte per call (the trailer then arrives across eight calls)
-    /// and in one call, intact and with each trailer byte damaged.
+    /// Both backends check the trailer themselves (zlib's from the last eight
+    /// bytes it consumed, ISA-L's from its bit buffer and the input after it),
+    /// so feed them one byte per call (the header and trailer then arrive
+    /// across many calls), a few bytes, and all in one call, intact and with
+    /// each trailer byte damaged.
     func testZlibBackendChecksTheTrailerHoweverTheInputArrives() throws {
+        try checkTrailerHoweverTheInputArrives { ZlibInflateBackend() }
+    }
+
+    /// The build's own backend: ISA-L's where the build found it (CI runs
+    /// the suite on both).
+    func testDefaultBackendChecksTheTrailerHoweverTheInputArrives() throws {
+        try checkTrailerHoweverTheInputArrives { DefaultInflateBackend() }
+    }
+
+    private func checkTrailerHoweverTheInputArrives(_ makeBackend: () -> any InflateBackend) throws {
         let text = Array((0..<3_000).map { "line \($0) of the member\n" }.joined().utf8)
         let member = gzip(text)
         func decode(_ member: [UInt8], bytesPerCall: Int) throws -> [UInt8] {
-            let backend = ZlibInflateBackend()
+            let backend = makeBackend()
             var output = [UInt8](repeating: 0, count: text.count + 64)
             var produced = 0, consumed = 0
             try output.withUnsafeMutableBytes { out in
@@ -66,7 +78,7 @@ final class CRC32Tests: XCTestCase {
         }
         // The same member with the optional header CRC-16 (FHCRC: the low 16
         // bits of the CRC-32 of the header before it), right and damaged: zlib
-        // checks it while the backend reads the header.
+        // or ISA-L checks it while the backend reads the header.
         var flagged = Array(member[..<10])
         flagged[3] |= 0x02
         let headerCRC = flagged.withUnsafeBytes { CRC32.update(0, with: $0, using: .zlib) }
@@ -80,7 +92,7 @@ final class CRC32Tests: XCTestCase {
                 XCTAssertEqual((error as? InflateFailure)?.reason, "header crc mismatch")
             }
         }
-        for bytesPerCall in [1, 7, member.count] {
+        for bytesPerCall in [1, 3, 7, 13, member.count] {
             XCTAssertEqual(try decode(member, bytesPerCall: bytesPerCall), text, "\(bytesPerCall) bytes per call")
             for back in 1...8 {
                 var damaged = member

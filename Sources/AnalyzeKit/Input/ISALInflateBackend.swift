@@ -1,41 +1,113 @@
 #if ANALYZE_ISAL
 import CISAL
 
-/// ISA-L's `isal_inflate` with `crc_flag = ISAL_GZIP` (header parsed, CRC-32
-/// and ISIZE verified). About twice as fast as zlib on x86-64.
+/// ISA-L's `isal_inflate`, about twice as fast as zlib on x86-64, with the
+/// member's CRC-32 and length checked here rather than by ISA-L.
+///
+/// Each member's header is read by `isal_read_gzip_header` (which checks the
+/// optional header CRC-16), the data inflated as raw deflate
+/// (`crc_flag = ISAL_DEFLATE`), and the trailer read back by this backend:
+/// ISA-L's own CRC (`ISAL_GZIP`) folds with PCLMULQDQ, one 128-bit lane per
+/// instruction, at about 8 GB/s here (2.6 % of all CPU samples at 1 M
+/// events); ``CRC32`` folds two lanes per instruction with VPCLMULQDQ (1.4 %).
+///
+/// In raw mode ISA-L stops decoding at the end of the final block but keeps
+/// the bytes it read ahead in its bit buffer (`read_in`, `read_in_length`
+/// bits): the first `read_in_length % 8` bits are the final block's padding,
+/// the next whole bytes the start of the trailer, and the rest of the
+/// trailer follows in the input.
 final class ISALInflateBackend: InflateBackend {
+    private enum Phase {
+        case header
+        case data
+        /// The trailer's bytes so far (little-endian, `count` of them).
+        case trailer(bytes: UInt64, count: Int)
+    }
+
     private let state: UnsafeMutablePointer<inflate_state>
+    /// Receives the header's fields; no buffers, so name, comment and extra
+    /// field are skipped.
+    private let header: UnsafeMutablePointer<isal_gzip_header>
+    private var phase = Phase.header
+    /// CRC-32 and length (mod 2³²) of the current member's output so far.
+    private var crc: UInt32 = 0
+    private var length: UInt32 = 0
 
     static var name: String { "ISA-L igzip" }
 
     init() {
         state = .allocate(capacity: 1)
         state.initialize(to: inflate_state())
-        isal_inflate_init(state)
-        state.pointee.crc_flag = UInt32(ISAL_GZIP)
+        header = .allocate(capacity: 1)
+        header.initialize(to: isal_gzip_header())
+        reset()
     }
 
-    deinit { state.deallocate() }
+    deinit {
+        state.deallocate()
+        header.deallocate()
+    }
 
     func inflate(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer)
         throws(InflateFailure) -> (consumed: Int, produced: Int, memberEnded: Bool)
     {
         state.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: UInt8.self))
         state.pointee.avail_in = UInt32(input.count)
-        state.pointee.next_out = output.baseAddress?.assumingMemoryBound(to: UInt8.self)
-        state.pointee.avail_out = UInt32(output.count)
-        let status = isal_inflate(state)
-        let consumed = input.count - Int(state.pointee.avail_in)
-        let produced = output.count - Int(state.pointee.avail_out)
-        guard status >= ISAL_DECOMP_OK else {
-            throw InflateFailure(reason: Self.describe(status))
+        var produced = 0
+        switch phase {
+        case .header:
+            let status = isal_read_gzip_header(state, header)
+            // A header split across calls: ISA-L keeps what it has read.
+            if status == ISAL_END_INPUT { return (input.count - Int(state.pointee.avail_in), 0, false) }
+            guard status == ISAL_DECOMP_OK else {
+                throw InflateFailure(reason: status == ISAL_INCORRECT_CHECKSUM ? "header crc mismatch" : Self.describe(status))
+            }
+            state.pointee.crc_flag = UInt32(ISAL_DEFLATE)
+            phase = .data
+            return (input.count - Int(state.pointee.avail_in), 0, false)
+        case .data:
+            state.pointee.next_out = output.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            state.pointee.avail_out = UInt32(output.count)
+            let status = isal_inflate(state)
+            produced = output.count - Int(state.pointee.avail_out)
+            guard status >= ISAL_DECOMP_OK else { throw InflateFailure(reason: Self.describe(status)) }
+            crc = CRC32.update(crc, with: UnsafeRawBufferPointer(rebasing: output[..<produced]))
+            length &+= UInt32(truncatingIfNeeded: produced)
+            guard state.pointee.block_state == ISAL_BLOCK_FINISH else {
+                return (input.count - Int(state.pointee.avail_in), produced, false)
+            }
+            // The trailer's first bytes are in the bit buffer, after the padding.
+            let bits = Int(state.pointee.read_in_length)
+            let count = min(bits / 8, 8)
+            let buffered = count == 0 ? 0 : state.pointee.read_in >> UInt64(bits % 8)
+            phase = .trailer(bytes: count == 8 ? buffered : buffered & (1 << UInt64(8 * count) - 1), count: count)
+        case .trailer:
+            break
         }
-        return (consumed, produced, state.pointee.block_state == ISAL_BLOCK_FINISH)
+        // The rest of the trailer from the input.
+        guard case .trailer(var bytes, var count) = phase else { preconditionFailure("in the trailer") }
+        let next = input.count - Int(state.pointee.avail_in)
+        var taken = 0
+        while count < 8 && next + taken < input.count {
+            bytes |= UInt64(input[next + taken]) << UInt64(8 * count)
+            count += 1
+            taken += 1
+        }
+        phase = .trailer(bytes: bytes, count: count)
+        let consumed = next + taken
+        guard count == 8 else { return (consumed, produced, false) }
+        if UInt32(truncatingIfNeeded: bytes) != crc { throw InflateFailure(reason: "incorrect data check") }
+        if UInt32(truncatingIfNeeded: bytes >> 32) != length { throw InflateFailure(reason: "incorrect length check") }
+        return (consumed, produced, true)
     }
 
     func reset() {
         isal_inflate_reset(state)
-        state.pointee.crc_flag = UInt32(ISAL_GZIP)
+        isal_gzip_header_init(header)
+        state.pointee.crc_flag = UInt32(ISAL_DEFLATE)
+        phase = .header
+        crc = 0
+        length = 0
     }
 
     private static func describe(_ status: Int32) -> String {
