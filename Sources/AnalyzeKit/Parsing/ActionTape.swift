@@ -79,6 +79,7 @@ struct ActionTape: JSONStructureVisitor {
         anyKeyHasEscapes = anyKeyHasEscapes || hasEscapes
     }
 
+    @inline(__always)
     mutating func scalar(_ value: JSONValue) {
         append(value)
     }

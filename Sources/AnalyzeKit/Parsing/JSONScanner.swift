@@ -125,6 +125,12 @@ struct JSONScanner {
                     }
                     continue valueLoop
                 }
+            } else if c == UInt8(ascii: "\"") {
+                // Most values are strings: scanned inline, without the general
+                // value dispatch (a call per value).
+                guard let (next, escapes) = scanString(at: i) else { return nil }
+                visitor.scalar(JSONValue(start: i, end: next, kind: .string, flag: escapes))
+                i = next
             } else {
                 guard let value = scanValue(at: i) else { return nil }
                 visitor.scalar(value)
