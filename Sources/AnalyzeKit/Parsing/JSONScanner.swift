@@ -418,18 +418,30 @@ struct ContainerStack {
         if !overflow.isEmpty { overflow.removeAll() }
     }
 
+    /// Inlined; only the levels beyond 64 (the array) take a call.
+    @inline(__always)
     mutating func push(_ isObject: Bool) {
-        if depth < 64 {
-            if isObject { bits |= 1 << UInt64(depth) } else { bits &= ~(1 << UInt64(depth)) }
-        } else {
-            overflow.append(isObject)
-        }
+        guard depth < 64 else { return pushBeyondBits(isObject) }
+        let bit: UInt64 = 1 &<< UInt64(depth)
+        bits = isObject ? bits | bit : bits & ~bit
+        depth &+= 1
+    }
+
+    @inline(__always)
+    mutating func pop() {
+        depth &-= 1
+        if depth >= 64 { popBeyondBits() }
+    }
+
+    @inline(never)
+    private mutating func pushBeyondBits(_ isObject: Bool) {
+        overflow.append(isObject)
         depth += 1
     }
 
-    mutating func pop() {
-        depth -= 1
-        if depth >= 64 { overflow.removeLast() }
+    @inline(never)
+    private mutating func popBeyondBits() {
+        overflow.removeLast()
     }
 
     var last: Bool? {
