@@ -261,6 +261,7 @@ struct PartialAggregate {
                 }
             }
         }
+        @inline(__always)
         func identity(_ ref: StringRef?, last: inout UnsafeRawBufferPointer?) -> PendingIdentity {
             guard let ref else { return .none }
             return parser.withBytes(of: ref) { bytes in

@@ -307,6 +307,7 @@ struct EventParser {
     }
 
     /// The content of a value that is a non-empty string, else nil.
+    @inline(__always)
     mutating func nonEmptyString(_ value: JSONValue?, in scanner: JSONScanner) -> StringRef? {
         guard let value, value.kind == .string, value.end - value.start > 2 else { return nil }
         return string(value, in: scanner)

@@ -23,6 +23,7 @@ enum EventType: UInt8, CaseIterable, Sendable {
     }
 
     /// Matches the decoded `event_type` bytes, case-sensitively.
+    @inline(__always)
     init(matching bytes: UnsafeRawBufferPointer) {
         switch bytes.count {
         case 6 where bytes.equals("logout"): self = .logout
@@ -35,8 +36,10 @@ enum EventType: UInt8, CaseIterable, Sendable {
     }
 
     /// Types that carry the device's profile changes (SPEC §4.2).
+    @inline(__always)
     var isIdentityEvent: Bool { self == .sdkActivate || self == .identify || self == .logout }
 
+    @inline(__always)
     var isOnboarding: Bool { self == .onboardingStateUpdated || self == .onboardingAnalytics }
 }
 
