@@ -161,10 +161,12 @@ struct ActionCache {
     func reading(
         _ way: Int, for type: EventType, objectStart: Int, into fields: inout ActionFields, options: inout [OptionRefs]
     ) -> UInt64? {
-        guard let storage else { return nil }
+        // The storage's pointers, not the storage: binding the class reference
+        // cost a retain and a release per cached action.
+        guard let ways = storage?.ways, let allOptions = storage?.options else { return nil }
         let isStateUpdate = type == .onboardingStateUpdated
-        guard isStateUpdate ? storage.ways[way].hasStateUpdated : storage.ways[way].hasAnalytics else { return nil }
-        let reading = isStateUpdate ? storage.ways[way].stateUpdated : storage.ways[way].analytics
+        guard isStateUpdate ? ways[way].hasStateUpdated : ways[way].hasAnalytics else { return nil }
+        let reading = isStateUpdate ? ways[way].stateUpdated : ways[way].analytics
         func ref(_ span: Span) -> StringRef? {
             span.start < 0 ? nil : StringRef(start: objectStart + Int(span.start), count: Int(span.count), isDecoded: false)
         }
@@ -174,7 +176,7 @@ struct ActionCache {
         fields.name = ref(reading.name)
         fields.paramsType = ref(reading.paramsType)
         fields.answerKind = reading.answerKind
-        let stored = storage.options + way * Self.maxOptions
+        let stored = allOptions + way * Self.maxOptions
         for k in 0..<Int(reading.optionCount) {
             let option = stored[k]
             options.append(OptionRefs(id: ref(option.id) ?? .empty, value: ref(option.value) ?? .empty,
