@@ -77,8 +77,9 @@ static inline int analyze_pack_uuid_portable(const uint8_t *text, uint8_t *bytes
     if ((flags & 0x80) || (flags & 0x30) == 0x30) return 0;
     return (flags & 0x20) ? 2 : 1;
 }
+
 /// ``analyze_pack_uuid_portable``'s result, computed 16 digits at a time with
-/// SSE2 where the target has it (about a fifth of the instructions): the 32
+/// SSE2 where the target has it (about half the instructions): the 32
 /// digits are gathered around the hyphens with six loads, classified with
 /// signed compares (bytes from 0x80 compare below every range), turned into
 /// nibbles, and each pair folded into a byte, the 16 bytes packed by one

@@ -18,7 +18,8 @@ enum PackedUUID {
     /// canonical UUID in one case.
     ///
     /// Performance: in C (`analyze_pack_uuid`), 16 digits at a time with SSE2
-    /// (about 50 instructions); a table lookup per digit where SSE2 is absent.
+    /// (about half the instructions of a table lookup per digit, which is
+    /// the path where SSE2 is absent).
     static func pack(_ text: UnsafeRawBufferPointer, into bytes: UnsafeMutableRawBufferPointer) -> Case? {
         guard text.count == textCount, bytes.count >= byteCount,
               let source = text.baseAddress, let target = bytes.baseAddress else { return nil }
