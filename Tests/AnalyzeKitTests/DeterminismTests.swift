@@ -127,18 +127,20 @@ final class DeterminismTests: XCTestCase {
         return chunks
     }
 
+    /// The five CSVs computed from a merged partial.
+    private static func csvs(of partial: PartialAggregate) -> [[UInt8]] {
+        AnalysisResult(merged: partial, files: [InputFile(displayName: "x", location: .standardInput)],
+                       bytesRead: 0, bytesDecoded: 0, timeZone: .utc).csvFiles().map(\.contents)
+    }
+
     /// Partials merged in any grouping and order give the same result as one
     /// partial that saw every chunk (the merge is associative and commutative).
     func testPartialsMergeInAnyOrder() throws {
         var rng = SplitMix64(7)
         let chunks = Self.chunks(of: Self.export, sizes: 1_000...40_000, using: &rng)
-        func result(of partial: PartialAggregate) -> [[UInt8]] {
-            AnalysisResult(merged: partial, files: [InputFile(displayName: "x", location: .standardInput)],
-                           bytesRead: 0, bytesDecoded: 0, timeZone: .utc).csvFiles().map(\.contents)
-        }
         var whole = PartialAggregate(maxLineBytes: 1 << 20, maxRejectRows: 50)
         for chunk in chunks { whole.consume(chunk) }
-        let expected = result(of: whole)
+        let expected = Self.csvs(of: whole)
         for round in 0..<4 {
             var partials = (0..<(round + 2)).map { _ in PartialAggregate(maxLineBytes: 1 << 20, maxRejectRows: 50) }
             for chunk in chunks { partials[Int.random(in: 0..<partials.count, using: &rng)].consume(chunk) }
@@ -150,7 +152,7 @@ final class DeterminismTests: XCTestCase {
                 left.merge(partials.remove(at: i))
                 partials.insert(left, at: i)
             }
-            XCTAssertEqual(result(of: partials[0]), expected, "round \(round)")
+            XCTAssertEqual(Self.csvs(of: partials[0]), expected, "round \(round)")
         }
     }
 
@@ -163,19 +165,15 @@ final class DeterminismTests: XCTestCase {
         var rng = SplitMix64(21)
         let chunks = Self.chunks(of: Self.export, sizes: 500...8_000, using: &rng)
         for maxRejectRows in [0, 1, 7, 10_000] {
-            func result(of partial: PartialAggregate) -> [[UInt8]] {
-                AnalysisResult(merged: partial, files: [InputFile(displayName: "x", location: .standardInput)],
-                               bytesRead: 0, bytesDecoded: 0, timeZone: .utc).csvFiles().map(\.contents)
-            }
             var whole = PartialAggregate(maxLineBytes: 1 << 20, maxRejectRows: maxRejectRows)
             for chunk in chunks { whole.consume(chunk) }
-            let expected = result(of: whole)
+            let expected = Self.csvs(of: whole)
             for workers in 1...3 {
                 var partials = (0..<workers).map { _ in PartialAggregate(maxLineBytes: 1 << 20, maxRejectRows: maxRejectRows) }
                 for chunk in chunks.shuffled(using: &rng) { partials[Int.random(in: 0..<workers, using: &rng)].consume(chunk) }
                 var merged = partials.removeFirst()
                 for partial in partials { merged.merge(partial) }
-                XCTAssertEqual(result(of: merged), expected, "limit \(maxRejectRows), \(workers) partials")
+                XCTAssertEqual(Self.csvs(of: merged), expected, "limit \(maxRejectRows), \(workers) partials")
             }
         }
     }

@@ -29,9 +29,8 @@ final class ISALInflateBackend: InflateBackend {
     /// field are skipped.
     private let header: UnsafeMutablePointer<isal_gzip_header>
     private var phase = Phase.header
-    /// CRC-32 and length (mod 2³²) of the current member's output so far.
-    private var crc: UInt32 = 0
-    private var length: UInt32 = 0
+    /// The current member's output so far, for its trailer.
+    private var check = MemberCheck()
 
     static var name: String { "ISA-L igzip" }
 
@@ -53,7 +52,6 @@ final class ISALInflateBackend: InflateBackend {
     {
         state.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: UInt8.self))
         state.pointee.avail_in = UInt32(input.count)
-        var produced = 0
         switch phase {
         case .header:
             let status = isal_read_gzip_header(state, header)
@@ -69,36 +67,39 @@ final class ISALInflateBackend: InflateBackend {
             state.pointee.next_out = output.baseAddress?.assumingMemoryBound(to: UInt8.self)
             state.pointee.avail_out = UInt32(output.count)
             let status = isal_inflate(state)
-            produced = output.count - Int(state.pointee.avail_out)
+            let produced = output.count - Int(state.pointee.avail_out)
             guard status >= ISAL_DECOMP_OK else { throw InflateFailure(reason: Self.describe(status)) }
-            crc = CRC32.update(crc, with: UnsafeRawBufferPointer(rebasing: output[..<produced]))
-            length &+= UInt32(truncatingIfNeeded: produced)
-            guard state.pointee.block_state == ISAL_BLOCK_FINISH else {
-                return (input.count - Int(state.pointee.avail_in), produced, false)
-            }
+            check.add(UnsafeRawBufferPointer(rebasing: output[..<produced]))
+            let consumed = input.count - Int(state.pointee.avail_in)
+            guard state.pointee.block_state == ISAL_BLOCK_FINISH else { return (consumed, produced, false) }
             // The trailer's first bytes are in the bit buffer, after the padding.
             let bits = Int(state.pointee.read_in_length)
             let count = min(bits / 8, 8)
             let buffered = count == 0 ? 0 : state.pointee.read_in >> UInt64(bits % 8)
             phase = .trailer(bytes: count == 8 ? buffered : buffered & (1 << UInt64(8 * count) - 1), count: count)
+            let (taken, ended) = try readTrailer(UnsafeRawBufferPointer(rebasing: input[consumed...]))
+            return (consumed + taken, produced, ended)
         case .trailer:
-            break
+            let (taken, ended) = try readTrailer(input)
+            return (taken, 0, ended)
         }
-        // The rest of the trailer from the input.
-        guard case .trailer(var bytes, var count) = phase else { preconditionFailure("in the trailer") }
-        let next = input.count - Int(state.pointee.avail_in)
+    }
+
+    /// Takes the rest of the member's trailer from the start of `input`, and
+    /// checks it once whole; returns the bytes taken and whether the member
+    /// ended.
+    private func readTrailer(_ input: UnsafeRawBufferPointer) throws(InflateFailure) -> (taken: Int, ended: Bool) {
+        guard case .trailer(var bytes, var count) = phase else { preconditionFailure("not in a trailer") }
         var taken = 0
-        while count < 8 && next + taken < input.count {
-            bytes |= UInt64(input[next + taken]) << UInt64(8 * count)
+        while count < 8 && taken < input.count {
+            bytes |= UInt64(input[taken]) << UInt64(8 * count)
             count += 1
             taken += 1
         }
         phase = .trailer(bytes: bytes, count: count)
-        let consumed = next + taken
-        guard count == 8 else { return (consumed, produced, false) }
-        if UInt32(truncatingIfNeeded: bytes) != crc { throw InflateFailure(reason: "incorrect data check") }
-        if UInt32(truncatingIfNeeded: bytes >> 32) != length { throw InflateFailure(reason: "incorrect length check") }
-        return (consumed, produced, true)
+        guard count == 8 else { return (taken, false) }
+        try check.verify(trailer: bytes)
+        return (taken, true)
     }
 
     func reset() {
@@ -106,8 +107,7 @@ final class ISALInflateBackend: InflateBackend {
         isal_gzip_header_init(header)
         state.pointee.crc_flag = UInt32(ISAL_DEFLATE)
         phase = .header
-        crc = 0
-        length = 0
+        check = MemberCheck()
     }
 
     private static func describe(_ status: Int32) -> String {

@@ -21,6 +21,27 @@ struct InflateFailure: Error {
     var reason: String
 }
 
+/// A member's running CRC-32 and length (mod 2³²), checked against its
+/// 8-byte trailer (CRC-32 then ISIZE, little-endian): both backends check
+/// the trailer themselves, with ``CRC32`` (faster than either library's own).
+struct MemberCheck {
+    private var crc: UInt32 = 0
+    private var length: UInt32 = 0
+
+    /// Adds a call's output to the member's CRC-32 and length.
+    mutating func add(_ output: UnsafeRawBufferPointer) {
+        crc = CRC32.update(crc, with: output)
+        length &+= UInt32(truncatingIfNeeded: output.count)
+    }
+
+    /// Compares the member's output so far with its `trailer`, in zlib's
+    /// words when they differ.
+    func verify(trailer: UInt64) throws(InflateFailure) {
+        if UInt32(truncatingIfNeeded: trailer) != crc { throw InflateFailure(reason: "incorrect data check") }
+        if UInt32(truncatingIfNeeded: trailer >> 32) != length { throw InflateFailure(reason: "incorrect length check") }
+    }
+}
+
 #if ANALYZE_ISAL
 typealias DefaultInflateBackend = ISALInflateBackend
 #else

@@ -12,9 +12,8 @@ import CZlib
 /// trailer's CRC-32 and ISIZE are read from the last eight bytes consumed.
 final class ZlibInflateBackend: InflateBackend {
     private let stream: UnsafeMutablePointer<z_stream>
-    /// CRC-32 and length (mod 2³²) of the current member's output so far.
-    private var crc: UInt32 = 0
-    private var length: UInt32 = 0
+    /// The current member's output so far, for its trailer.
+    private var check = MemberCheck()
     /// The last eight input bytes consumed, the latest in the high byte: at a
     /// member's end, its trailer (CRC-32 then ISIZE, little-endian).
     private var lastConsumed: UInt64 = 0
@@ -61,18 +60,12 @@ final class ZlibInflateBackend: InflateBackend {
         let produced = output.count - Int(stream.pointee.avail_out)
         switch status {
         case Z_OK, Z_BUF_ERROR, Z_STREAM_END:
-            crc = CRC32.update(crc, with: UnsafeRawBufferPointer(rebasing: output[..<produced]))
-            length &+= UInt32(truncatingIfNeeded: produced)
+            check.add(UnsafeRawBufferPointer(rebasing: output[..<produced]))
             remember(consumed: UnsafeRawBufferPointer(rebasing: input[..<consumed]))
             guard status == Z_STREAM_END else { return (consumed, produced, false) }
             // zlib stops exactly after the trailer (it hands back bytes its bit
             // buffer read ahead), so the trailer is the last 8 bytes consumed.
-            if UInt32(truncatingIfNeeded: lastConsumed) != crc {
-                throw InflateFailure(reason: "incorrect data check")
-            }
-            if UInt32(truncatingIfNeeded: lastConsumed >> 32) != length {
-                throw InflateFailure(reason: "incorrect length check")
-            }
+            try check.verify(trailer: lastConsumed)
             return (consumed, produced, true)
         default:
             throw failure(status)
@@ -98,7 +91,6 @@ final class ZlibInflateBackend: InflateBackend {
     func reset() {
         inflateReset(stream)
         inHeader = true
-        crc = 0
-        length = 0
+        check = MemberCheck()
     }
 }
