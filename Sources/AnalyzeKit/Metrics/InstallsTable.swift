@@ -49,20 +49,29 @@ enum InstallsTable {
                 }
             }
         }
-        var perDay: [Int64: InstallsRow] = [:]
+        // The rows run from the first install day to the last (zero-filled),
+        // so they are counted in place, one array slot per day: no hashing per
+        // identity. Days never decrease as seconds grow, so the earliest and
+        // latest seconds give the first and last days.
+        var earliest = Int64.max, latest = Int64.min
+        for seconds in firstSecond where seconds != .max {
+            earliest = min(earliest, seconds)
+            latest = max(latest, seconds)
+        }
+        guard earliest <= latest else { return [] }
+        let firstDay = days.day(of: Instant(seconds: earliest, nanoseconds: 0))
+        let lastDay = days.day(of: Instant(seconds: latest, nanoseconds: 0))
+        var rows = (firstDay...lastDay).map { InstallsRow(day: $0) }
         for mode in 0..<3 {
             for seconds in firstSecond[(mode * count)..<((mode + 1) * count)] where seconds != .max {
-                let day = days.day(of: Instant(seconds: seconds, nanoseconds: 0))
-                var row = perDay[day] ?? InstallsRow(day: day)
+                let slot = Int(days.day(of: Instant(seconds: seconds, nanoseconds: 0)) - firstDay)
                 switch mode {
-                case 0: row.byDeviceID += 1
-                case 1: row.byCustomerUserID += 1
-                default: row.byProfileID += 1
+                case 0: rows[slot].byDeviceID += 1
+                case 1: rows[slot].byCustomerUserID += 1
+                default: rows[slot].byProfileID += 1
                 }
-                perDay[day] = row
             }
         }
-        guard let first = perDay.keys.min(), let last = perDay.keys.max() else { return [] }
-        return (first...last).map { perDay[$0] ?? InstallsRow(day: $0) }
+        return rows
     }
 }

@@ -15,38 +15,26 @@ struct ProfileSwitchRow: Equatable, Sendable {
 /// and ordering each device's few events by ordering key gives every device's
 /// timeline.
 ///
-/// Memory: 32 bytes per identity event (the radix sort works in place).
+/// Memory: 24 bytes per identity event (its record, placed by
+/// ``RadixSort/grouped(largestKey:by:from:)`` as the store is read).
 enum ProfileSwitchesTable {
     static func rows(from partial: PartialAggregate, days: DayResolver) -> [ProfileSwitchRow] {
-        /// What the timeline needs of an identity event (32 bytes).
-        struct Step {
-            var seconds: Int64
-            var nanoseconds: UInt32
-            var extra: Int32
-            var device: UInt32
-            var profile: UInt32
-            var type: EventType
-            var hasBareID: Bool
-            var instant: Instant { Instant(seconds: seconds, nanoseconds: nanoseconds) }
-            var orderingKey: OrderingKey {
-                OrderingKey(seconds: seconds, nanoseconds: nanoseconds, extra: extra, hasBareID: hasBareID)
+        func orderingKey(_ record: EventRecord) -> OrderingKey {
+            OrderingKey(seconds: record.seconds, nanoseconds: record.nanoseconds, extra: record.extra,
+                        hasBareID: record.hasBareID)
+        }
+        // The identity events' records themselves (24 bytes each), each
+        // device's together (a radix sort by device id, placed as they are
+        // read from the store), then each device's few events by ordering key.
+        var timeline: [EventRecord] = RadixSort.grouped(
+            largestKey: UInt64(partial.identities.count), by: { UInt64($0.device) }
+        ) { body in
+            partial.store.forEachRecord { record in
+                if record.type.isIdentityEvent && record.device != 0 { body(copy record) }
             }
         }
-        var timeline: [Step] = []
-        // Identity events all have an extra: an upper bound, reserved up front
-        // (pages never written cost no memory; regrowth would copy).
-        timeline.reserveCapacity(partial.extras.count + partial.bareIDs.count)
-        partial.store.forEachRecord { record in
-            guard record.type.isIdentityEvent && record.device != 0 else { return }
-            timeline.append(Step(seconds: record.seconds, nanoseconds: record.nanoseconds, extra: record.extra,
-                                 device: record.device, profile: record.profile, type: record.type,
-                                 hasBareID: record.hasBareID))
-        }
-        // Each device's events together (a radix sort by device id), then
-        // each device's few events by ordering key.
-        RadixSort.group(&timeline) { UInt64($0.device) }
         RadixSort.sortRuns(&timeline, sameGroup: { $0.device == $1.device }) { x, y in
-            partial.orderedBefore(x.orderingKey, y.orderingKey)
+            partial.orderedBefore(orderingKey(x), orderingKey(y))
         }
         struct Bucket: Hashable { var day: Int64; var trigger: EventType }
         /// Switches in a bucket, distinct devices, and the last device counted
@@ -61,11 +49,12 @@ enum ProfileSwitchesTable {
                 tally.lastDevice = device
             }
         }
-        var previous: Step?
+        var previous: EventRecord?
         for record in timeline {
             defer { previous = record }
             guard let previous, previous.device == record.device, previous.profile != record.profile else { continue }
-            let bucket = Bucket(day: days.day(of: record.instant), trigger: record.type)
+            let bucket = Bucket(day: days.day(of: Instant(seconds: record.seconds, nanoseconds: record.nanoseconds)),
+                                trigger: record.type)
             count(record.device, in: &tallies[bucket, default: Tally()])
         }
         return tallies.map { bucket, tally in

@@ -30,6 +30,66 @@ enum RadixSort {
         }
     }
 
+    /// The values that `source` yields, grouped by key as ``group(_:by:)``
+    /// groups them, without gathering them first: `source` is called twice,
+    /// once to count the values by their keys' top 11 bits and once to put
+    /// each value straight in its bucket's place (2 048 sequential write
+    /// streams); each bucket is then grouped in place by the lower bits. A
+    /// bucket of a table of millions is a few thousand values, so its
+    /// exchanges stay in cache, where the first pass of an in-place sort over
+    /// the whole table is a chain of dependent cache misses. `source` must
+    /// yield the same values both times, and no key above `largestKey`.
+    ///
+    /// Memory: the values, once.
+    static func grouped<T>(
+        largestKey: UInt64, by key: (T) -> UInt64, from source: ((T) -> Void) -> Void
+    ) -> [T] {
+        // `source` is only called here, never re-entered from `key`.
+        withoutActuallyEscaping(key) { key in grouped(largestKey: largestKey, escapingKey: key, from: source) }
+    }
+
+    private static func grouped<T>(
+        largestKey: UInt64, escapingKey key: @escaping (T) -> UInt64, from source: ((T) -> Void) -> Void
+    ) -> [T] {
+        let bits = UInt64.bitWidth - largestKey.leadingZeroBitCount
+        let width = max(min(digitBits, bits), 0)
+        let shift = UInt64(bits - width)
+        let mask = UInt64(1) << UInt64(width) - 1
+        @inline(__always) func digit(_ value: T) -> Int { Int(truncatingIfNeeded: (key(value) >> shift) & mask) }
+        var ends = [Int](repeating: 0, count: 1 << width)
+        source { value in ends[digit(value)] += 1 }
+        var heads = [Int](repeating: 0, count: 1 << width)
+        var count = 0
+        for d in ends.indices {
+            heads[d] = count
+            count += ends[d]
+            ends[d] = count
+        }
+        var values = [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+            heads.withUnsafeMutableBufferPointer { heads in
+                source { value in
+                    let d = digit(value)
+                    precondition(heads[d] < ends[d], "RadixSort.grouped: the source yielded more values the second time")
+                    (buffer.baseAddress! + heads[d]).initialize(to: value)
+                    heads[d] += 1
+                }
+            }
+            precondition(heads == ends, "RadixSort.grouped: the source yielded fewer values the second time")
+            initialized = count
+        }
+        guard shift > 0 else { return values }
+        values.withUnsafeMutableBufferPointer { buffer in
+            var bucketStart = 0
+            for bucketEnd in ends {
+                if bucketEnd - bucketStart > 1 {
+                    group(UnsafeMutableBufferPointer(rebasing: buffer[bucketStart..<bucketEnd]), below: Int(shift), by: key)
+                }
+                bucketStart = bucketEnd
+            }
+        }
+        return values
+    }
+
     /// Groups `buffer`, whose keys agree above bit `bits`, by bits `0..<bits`.
     private static func group<T>(_ buffer: UnsafeMutableBufferPointer<T>, below bits: Int, by key: (T) -> UInt64) {
         guard bits > 0 && buffer.count > 1 else { return }
