@@ -1,5 +1,6 @@
 import XCTest
 @testable import AnalyzeKit
+import EventGenerator
 
 /// Metric definitions (SPEC §4) on small inputs with hand-computed results.
 final class MetricsTests: XCTestCase {
@@ -109,6 +110,51 @@ final class MetricsTests: XCTestCase {
             2026-11-01,logout,3,2
 
             """)
+    }
+
+    /// Seeded, against a simple model: 30 000 identity events of 5 000 devices
+    /// (ids beyond one radix digit, so the switches table's grouping recurses
+    /// into its buckets), in shuffled lines, with instant ties broken by event id.
+    func testProfileSwitchesAgainstAModelOnThousandsOfDevices() throws {
+        var rng = SplitMix64(21)
+        let types = ["sdk_activate", "identify", "logout"]
+        struct Step { var seconds: Int; var id: String; var type: String; var profile: Int }
+        var byDevice: [Int: [Step]] = [:]
+        var lines: [String] = []
+        for k in 0..<30_000 {
+            let device = Int(rng.next() % 5_000)
+            // Whole minutes over ten days: some instants tie on a device.
+            let seconds = Int(rng.next() % (10 * 1_440)) * 60
+            let type = types[Int(rng.next() % 3)]
+            let profile = device * 4 + Int(rng.next() % 3)
+            let id = "e" + String(100_000 + k)
+            byDevice[device, default: []].append(Step(seconds: seconds, id: id, type: type, profile: profile))
+            func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+            let timestamp = "2026-11-\(two(1 + seconds / 86_400))T\(two(seconds % 86_400 / 3_600)):\(two(seconds % 3_600 / 60)):00Z"
+            lines.append(event(id, type, timestamp, device: "d\(device)", profile: "p\(profile)",
+                               cuid: type == "identify" ? "u\(profile)" : nil))
+        }
+        // The model: each device's events by instant, then event id; a profile
+        // change is a switch on the later event's day, triggered by its type.
+        struct Bucket: Hashable, Comparable {
+            var day: Int
+            var trigger: String
+            static func < (a: Bucket, b: Bucket) -> Bool { (a.day, a.trigger) < (b.day, b.trigger) }
+        }
+        var switches: [Bucket: Int] = [:]
+        var devices: [Bucket: Set<Int>] = [:]
+        for (device, steps) in byDevice {
+            let ordered = steps.sorted { ($0.seconds, $0.id) < ($1.seconds, $1.id) }
+            for (previous, step) in zip(ordered, ordered.dropFirst()) where previous.profile != step.profile {
+                let bucket = Bucket(day: 1 + step.seconds / 86_400, trigger: step.type)
+                switches[bucket, default: 0] += 1
+                devices[bucket, default: []].insert(device)
+            }
+        }
+        let expected = "date,trigger,switches,devices\n" + switches.keys.sorted().map { bucket in
+            "2026-11-\(bucket.day < 10 ? "0" : "")\(bucket.day),\(bucket.trigger),\(switches[bucket]!),\(devices[bucket]!.count)\n"
+        }.joined()
+        XCTAssertEqual(try analyze(lines: lines.shuffled(using: &rng)).switchesText, expected)
     }
 
     func testQuizFinalAnswersSelectionsAndLatestLabels() throws {
