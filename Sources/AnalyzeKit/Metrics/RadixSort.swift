@@ -65,6 +65,10 @@ enum RadixSort {
             count += ends[d]
             ends[d] = count
         }
+        // No values: an empty array. (`unsafeUninitializedCapacity: 0` stores
+        // the count into the shared empty-array storage, which ThreadSanitizer
+        // reports as a race with any thread reading another empty array.)
+        guard count > 0 else { return [] }
         var values = [T](unsafeUninitializedCapacity: count) { buffer, initialized in
             heads.withUnsafeMutableBufferPointer { heads in
                 source { value in
