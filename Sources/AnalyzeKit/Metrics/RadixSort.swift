@@ -52,7 +52,7 @@ enum RadixSort {
         largestKey: UInt64, escapingKey key: @escaping (T) -> UInt64, from source: ((T) -> Void) -> Void
     ) -> [T] {
         let bits = UInt64.bitWidth - largestKey.leadingZeroBitCount
-        let width = max(min(digitBits, bits), 0)
+        let width = min(digitBits, bits)
         let shift = UInt64(bits - width)
         let mask = UInt64(1) << UInt64(width) - 1
         @inline(__always) func digit(_ value: T) -> Int { Int(truncatingIfNeeded: (key(value) >> shift) & mask) }
