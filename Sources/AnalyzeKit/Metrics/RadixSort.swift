@@ -51,47 +51,83 @@ enum RadixSort {
     private static func grouped<T>(
         largestKey: UInt64, escapingKey key: @escaping (T) -> UInt64, from source: ((T) -> Void) -> Void
     ) -> [T] {
-        let bits = UInt64.bitWidth - largestKey.leadingZeroBitCount
-        let width = min(digitBits, bits)
-        let shift = UInt64(bits - width)
-        let mask = UInt64(1) << UInt64(width) - 1
-        @inline(__always) func digit(_ value: T) -> Int { Int(truncatingIfNeeded: (key(value) >> shift) & mask) }
-        var ends = [Int](repeating: 0, count: 1 << width)
-        source { value in ends[digit(value)] += 1 }
-        var heads = [Int](repeating: 0, count: 1 << width)
-        var count = 0
-        for d in ends.indices {
-            heads[d] = count
-            count += ends[d]
-            ends[d] = count
-        }
-        // No values: an empty array. (`unsafeUninitializedCapacity: 0` stores
-        // the count into the shared empty-array storage, which ThreadSanitizer
-        // reports as a race with any thread reading another empty array.)
-        guard count > 0 else { return [] }
-        var values = [T](unsafeUninitializedCapacity: count) { buffer, initialized in
-            heads.withUnsafeMutableBufferPointer { heads in
+        let digit = Digit(below: UInt64.bitWidth - largestKey.leadingZeroBitCount)
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * digit.radix) { scratch in
+            let (heads, ends) = Digit.bucketBounds(scratch) { counts in source { counts[digit(key($0))] += 1 } }
+            let count = ends.last!
+            // No values: an empty array. (`unsafeUninitializedCapacity: 0` stores
+            // the count into the shared empty-array storage, which ThreadSanitizer
+            // reports as a race with any thread reading another empty array.)
+            guard count > 0 else { return [] }
+            var values = [T](unsafeUninitializedCapacity: count) { buffer, initialized in
                 source { value in
-                    let d = digit(value)
+                    let d = digit(key(value))
                     precondition(heads[d] < ends[d], "RadixSort.grouped: the source yielded more values the second time")
                     (buffer.baseAddress! + heads[d]).initialize(to: value)
                     heads[d] += 1
                 }
+                precondition(heads.elementsEqual(ends), "RadixSort.grouped: the source yielded fewer values the second time")
+                initialized = count
             }
-            precondition(heads == ends, "RadixSort.grouped: the source yielded fewer values the second time")
-            initialized = count
+            values.withUnsafeMutableBufferPointer { groupEachBucket($0, ends: ends, below: digit.shift, by: key) }
+            return values
         }
-        guard shift > 0 else { return values }
-        values.withUnsafeMutableBufferPointer { buffer in
-            var bucketStart = 0
-            for bucketEnd in ends {
-                if bucketEnd - bucketStart > 1 {
-                    group(UnsafeMutableBufferPointer(rebasing: buffer[bucketStart..<bucketEnd]), below: Int(shift), by: key)
-                }
-                bucketStart = bucketEnd
+    }
+
+    /// The top `digitBits` (or fewer) of keys below 2^`bits`: one pass's digit.
+    private struct Digit {
+        /// The bits below the digit, left for the next pass.
+        let shift: Int
+        private let mask: UInt64
+        /// How many values the digit takes.
+        let radix: Int
+
+        init(below bits: Int) {
+            let width = min(RadixSort.digitBits, bits)
+            shift = bits - width
+            mask = UInt64(1) << UInt64(width) - 1
+            radix = 1 << width
+        }
+
+        @inline(__always)
+        func callAsFunction(_ key: UInt64) -> Int { Int(truncatingIfNeeded: (key >> UInt64(shift)) & mask) }
+
+        /// Splits `scratch` (two radixes of room) into each bucket's next place
+        /// and its end, from the counts per digit that `count` adds up.
+        @inline(__always)
+        static func bucketBounds(
+            _ scratch: UnsafeMutableBufferPointer<Int>, count: (UnsafeMutableBufferPointer<Int>) -> Void
+        ) -> (heads: UnsafeMutableBufferPointer<Int>, ends: UnsafeMutableBufferPointer<Int>) {
+            let radix = scratch.count / 2
+            let heads = UnsafeMutableBufferPointer(rebasing: scratch[0..<radix])
+            let ends = UnsafeMutableBufferPointer(rebasing: scratch[radix..<(2 * radix)])
+            heads.initialize(repeating: 0)
+            count(heads)
+            var start = 0
+            for d in 0..<radix {
+                let n = heads[d]
+                heads[d] = start
+                start += n
+                ends[d] = start
             }
+            return (heads, ends)
         }
-        return values
+    }
+
+    /// Groups each bucket of `buffer` (bucket d ends at `ends[d]`) by the
+    /// bits below `bits`.
+    private static func groupEachBucket<T>(
+        _ buffer: UnsafeMutableBufferPointer<T>, ends: UnsafeMutableBufferPointer<Int>, below bits: Int,
+        by key: (T) -> UInt64
+    ) {
+        guard bits > 0 else { return }
+        var bucketStart = 0
+        for bucketEnd in ends {
+            if bucketEnd - bucketStart > 1 {
+                group(UnsafeMutableBufferPointer(rebasing: buffer[bucketStart..<bucketEnd]), below: bits, by: key)
+            }
+            bucketStart = bucketEnd
+        }
     }
 
     /// Groups `buffer`, whose keys agree above bit `bits`, by bits `0..<bits`.
@@ -101,50 +137,30 @@ enum RadixSort {
             insertionSort(buffer, by: key)
             return
         }
-        let width = min(digitBits, bits)
-        let shift = UInt64(bits - width)
-        let mask = UInt64(1) << UInt64(width) - 1
-        @inline(__always) func digit(_ value: T) -> Int { Int(truncatingIfNeeded: (key(value) >> shift) & mask) }
-        let radix = 1 << width
-        withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * radix) { scratch in
+        let digit = Digit(below: bits)
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * digit.radix) { scratch in
             // heads[d]: where the next value of digit d goes; ends[d]: where
             // digit d's bucket ends.
-            let heads = UnsafeMutableBufferPointer(rebasing: scratch[0..<radix])
-            let ends = UnsafeMutableBufferPointer(rebasing: scratch[radix..<(2 * radix)])
-            heads.initialize(repeating: 0)
-            for value in buffer { heads[digit(value)] += 1 }
-            var start = 0
-            for d in 0..<radix {
-                let count = heads[d]
-                heads[d] = start
-                start += count
-                ends[d] = start
+            let (heads, ends) = Digit.bucketBounds(scratch) { counts in
+                for value in buffer { counts[digit(key(value))] += 1 }
             }
             // Each value is carried along a cycle of displaced values until a
             // value of bucket d is left for bucket d's next place.
-            for d in 0..<radix {
+            for d in 0..<digit.radix {
                 while heads[d] < ends[d] {
                     var value = buffer[heads[d]]
-                    var target = digit(value)
+                    var target = digit(key(value))
                     while target != d {
                         swap(&value, &buffer[heads[target]])
                         heads[target] += 1
-                        target = digit(value)
+                        target = digit(key(value))
                     }
                     buffer[heads[d]] = value
                     heads[d] += 1
                 }
             }
             // heads[d] is now ends[d]: each bucket spans the previous end to its own.
-            guard shift > 0 else { return }
-            var bucketStart = 0
-            for d in 0..<radix {
-                let bucketEnd = ends[d]
-                if bucketEnd - bucketStart > 1 {
-                    group(UnsafeMutableBufferPointer(rebasing: buffer[bucketStart..<bucketEnd]), below: Int(shift), by: key)
-                }
-                bucketStart = bucketEnd
-            }
+            groupEachBucket(buffer, ends: ends, below: digit.shift, by: key)
         }
     }
 
