@@ -58,7 +58,8 @@ final class ActionCacheTests: XCTestCase {
 
     func testTheSameActionIsFoundAndReadTheSame() {
         let line = stateUpdate(select)
-        XCTAssertEqual(assertCachedEqualsFresh([line, line, line]), 2)
+        // Read in full twice (remembered on its second reading), then found.
+        XCTAssertEqual(assertCachedEqualsFresh([line, line, line, line]), 2)
         var parser = EventParser()
         let first = Snapshot(line, &parser), second = Snapshot(line, &parser)
         XCTAssertNil(second.reason)
@@ -73,7 +74,7 @@ final class ActionCacheTests: XCTestCase {
         let base = stateUpdate(select)
         let longerID = Array(String(decoding: base, as: UTF8.self).replacingOccurrences(of: "\"e1\"", with: "\"event-0042\"").utf8)
         let trailing = stateUpdate(select, after: ",\"platform\":\"ios\",\"locale\":\"ja_JP\"")
-        XCTAssertEqual(assertCachedEqualsFresh([base, longerID, trailing]), 2)
+        XCTAssertEqual(assertCachedEqualsFresh([base, base, longerID, trailing]), 2)
     }
 
     func testActionReadForOneTypeIsReadAgainForTheOther() {
@@ -82,7 +83,9 @@ final class ActionCacheTests: XCTestCase {
         let action = "{\"name\":\"screen_presented\",\"elementId\":\"favorite_drinks\"," + meta + ",\"params\":" + select + "}"
         let state = Array((head + "\"event_type\":\"onboarding_state_updated\",\"action\":" + action + "}").utf8)
         let analytics = Array((head + "\"event_type\":\"onboarding_analytics\",\"action\":" + action + "}").utf8)
-        XCTAssertEqual(assertCachedEqualsFresh([state, analytics, state, analytics]), 3)
+        // Remembered at its second reading (as analytics); the first state
+        // update found there is read again for its own type.
+        XCTAssertEqual(assertCachedEqualsFresh([state, analytics, state, analytics, state]), 3)
     }
 
     func testSharedPrefixIsNotTheSameObject() {
@@ -90,7 +93,22 @@ final class ActionCacheTests: XCTestCase {
         let a = stateUpdate(select)
         let b = stateUpdate(select.replacingOccurrences(of: "Café au lait", with: "Café crème"))
         let multi = stateUpdate("{\"type\":\"multiSelect\",\"value\":[{\"id\":\"tea\",\"label\":\"Tea\"},{\"id\":\"tea\"}]}")
-        XCTAssertEqual(assertCachedEqualsFresh([a, b, multi, a, b, multi]), 3)
+        XCTAssertEqual(assertCachedEqualsFresh([a, b, multi, a, b, multi, a, b, multi]), 3)
+    }
+
+    func testAnActionMetOnceIsNotRemembered() {
+        // Actions met once (a typed answer, an id unique to an event) are read
+        // in full and never copied in, so they cannot evict one that recurs.
+        let recurring = stateUpdate(select)
+        var lines: [[UInt8]] = []
+        for k in 0..<50 {
+            lines.append(stateUpdate(select.replacingOccurrences(of: "Café au lait", with: "Café no \(k)")))
+            lines.append(recurring)
+        }
+        // The recurring one is read twice, then found 48 times; no other is found.
+        XCTAssertEqual(assertCachedEqualsFresh(lines), 48)
+        // Met a second time, one of the others is remembered, and found the third.
+        XCTAssertEqual(assertCachedEqualsFresh(lines + [lines[0], lines[0]]), 49)
     }
 
     func testDamagedCopiesOfACachedActionAreStillRejected() {

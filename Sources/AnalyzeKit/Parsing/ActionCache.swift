@@ -26,8 +26,10 @@ import Musl
 /// indexed by a hash of the object's first ``prefixLength`` bytes, so a lookup
 /// needs no search for the object's end: hash 96 bytes, compare 8 stored
 /// hashes, then the bytes of the (usually one) way whose hash matches. An
-/// object not found replaces the least-hit way of its set; the set's counts
-/// halve every 64 replacements, so old favourites age out. On the benchmark
+/// object not found is remembered at its second reading (an object met once,
+/// such as a typed answer, is never copied in and evicts nothing), in place
+/// of the least-hit way of its set; the set's counts halve every 64
+/// replacements, so old favourites age out. On the benchmark
 /// exports 83 % of actions are found (1 M and 5 M events), and a found one
 /// costs about 600 instructions (lookup and copying the reading) against
 /// about 4 000 to validate and read it. About 1.6 MiB per parser, reserved
@@ -41,6 +43,8 @@ struct ActionCache {
     static let maxBytes = 512
     static let maxOptions = 8
     private static let agingPeriod: UInt16 = 64
+    /// Slots remembering objects read once (``admits(_:in:)``): 32 KiB.
+    private static let seenOnceSlots = 4096
 
     /// A string field as an offset from the object's first byte (`start` -1: absent).
     struct Span: Equatable {
@@ -73,7 +77,6 @@ struct ActionCache {
     /// apart (``Storage/prefixHashes``, ``Storage/lengths``), so a lookup
     /// reads two small arrays instead of whole ways.
     private struct Way {
-        var hits: UInt16 = 0
         var hasStateUpdated = false
         var hasAnalytics = false
         var stateUpdated = Reading()
@@ -94,6 +97,11 @@ struct ActionCache {
         let bytes: UnsafeMutablePointer<UInt8>
         let options: UnsafeMutablePointer<OptionSpans>
         let replacements: UnsafeMutablePointer<UInt16>
+        /// Each way's hits since it was filled (halved as the set ages).
+        let hitCounts: UnsafeMutablePointer<UInt16>
+        /// Hashes of whole objects read once and not remembered
+        /// (``admits(_:in:)``), by their low bits.
+        let seenOnce: UnsafeMutablePointer<UInt64>
 
         /// Zeroed memory from `calloc`, untouched until used: all zero bits is an
         /// empty way (length 0, no hits, no reading), so nothing is written up
@@ -109,6 +117,8 @@ struct ActionCache {
             bytes = zeroed(wayCount * ActionCache.maxBytes, UInt8.self)
             options = zeroed(wayCount * ActionCache.maxOptions, OptionSpans.self)
             replacements = zeroed(ActionCache.setCount, UInt16.self)
+            hitCounts = zeroed(wayCount, UInt16.self)
+            seenOnce = zeroed(ActionCache.seenOnceSlots, UInt64.self)
         }
 
         deinit {  // every element type is trivial: nothing to deinitialize
@@ -118,6 +128,8 @@ struct ActionCache {
             free(bytes)
             free(options)
             free(replacements)
+            free(hitCounts)
+            free(seenOnce)
         }
     }
 
@@ -147,7 +159,7 @@ struct ActionCache {
             if object.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
                 == stored.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
                 && memcmp(stored, object, length) == 0 {
-                if storage.ways[w].hits < UInt16.max { storage.ways[w].hits += 1 }
+                if storage.hitCounts[w] < UInt16.max { storage.hitCounts[w] += 1 }
                 hits += 1
                 return .hit(way: w, length: length)
             }
@@ -186,8 +198,9 @@ struct ActionCache {
     }
 
     /// Remembers what reading the object `object` (a span of `line`) for
-    /// `type` gave, when it can be remembered: in the way `probe` found, or
-    /// in place of its set's least-hit way.
+    /// `type` gave, when it can be remembered: in the way `probe` found, or,
+    /// for an object not found that ``admits(_:in:)`` lets in, in place of
+    /// its set's least-hit way.
     mutating func remember(
         _ probe: Probe, object: JSONValue, line: UnsafeRawBufferPointer, type: EventType,
         fields: ActionFields, options: [OptionRefs], fingerprint: UInt64
@@ -205,38 +218,58 @@ struct ActionCache {
         guard let elementID = span(fields.elementID), let onboardingID = span(fields.onboardingID),
               let name = span(fields.name), let paramsType = span(fields.paramsType)
         else { return }
-        var optionSpans: [OptionSpans] = []
-        optionSpans.reserveCapacity(options.count)
-        for option in options {
-            guard let id = span(option.id), let value = span(option.value), let label = span(option.label) else { return }
-            optionSpans.append(OptionSpans(id: id, value: value, label: label))
-        }
-        let reading = Reading(
-            elementID: elementID, onboardingID: onboardingID, name: name, paramsType: paramsType,
-            fingerprint: fingerprint, optionCount: UInt8(options.count), answerKind: fields.answerKind,
-            isWellFormed: fields.isWellFormed)
+        // The options' spans, gathered on the stack (``maxOptions`` at most).
+        withUnsafeTemporaryAllocation(of: OptionSpans.self, capacity: Self.maxOptions) { optionSpans in
+            for (k, option) in options.enumerated() {
+                guard let id = span(option.id), let value = span(option.value), let label = span(option.label)
+                else { return }
+                optionSpans.initializeElement(at: k, to: OptionSpans(id: id, value: value, label: label))
+            }
+            let reading = Reading(
+                elementID: elementID, onboardingID: onboardingID, name: name, paramsType: paramsType,
+                fingerprint: fingerprint, optionCount: UInt8(options.count), answerKind: fields.answerKind,
+                isWellFormed: fields.isWellFormed)
 
-        let way: Int
-        switch probe {
-        case .hit(let found, _):
-            way = found
-        case .miss(let hash):
-            way = Self.replace(in: storage, set: Self.set(of: hash))
-            storage.prefixHashes[way] = hash
-            storage.lengths[way] = Int32(length)
-            storage.ways[way] = Way()
-            (storage.bytes + way * Self.maxBytes).update(
-                from: line.baseAddress!.assumingMemoryBound(to: UInt8.self) + object.start, count: length)
+            let way: Int
+            switch probe {
+            case .hit(let found, _):
+                way = found
+            case .miss(let hash):
+                guard Self.admits(UnsafeRawBufferPointer(rebasing: line[object.start..<object.end]), in: storage)
+                else { return }
+                way = Self.replace(in: storage, set: Self.set(of: hash))
+                storage.prefixHashes[way] = hash
+                storage.lengths[way] = Int32(length)
+                storage.ways[way] = Way()
+                storage.hitCounts[way] = 0
+                (storage.bytes + way * Self.maxBytes).update(
+                    from: line.baseAddress!.assumingMemoryBound(to: UInt8.self) + object.start, count: length)
+            }
+            if type == .onboardingStateUpdated {
+                storage.ways[way].stateUpdated = reading
+                storage.ways[way].hasStateUpdated = true
+                // Only state updates carry options.
+                (storage.options + way * Self.maxOptions).update(from: optionSpans.baseAddress!, count: options.count)
+            } else {
+                storage.ways[way].analytics = reading
+                storage.ways[way].hasAnalytics = true
+            }
         }
-        if type == .onboardingStateUpdated {
-            storage.ways[way].stateUpdated = reading
-            storage.ways[way].hasStateUpdated = true
-            // Only state updates carry options.
-            (storage.options + way * Self.maxOptions).update(from: optionSpans, count: optionSpans.count)
-        } else {
-            storage.ways[way].analytics = reading
-            storage.ways[way].hasAnalytics = true
-        }
+    }
+
+    /// Whether an object not found is worth remembering: only on its second
+    /// reading. Objects met once (an answer typed by one respondent, an id
+    /// unique to an event) are then neither copied in nor allowed to evict
+    /// one that recurs; each recurring object costs one more full reading.
+    /// The first reading leaves the object's hash in ``seenOnceSlots``
+    /// direct-mapped slots (a later object may overwrite it: the object is
+    /// then read in full once more).
+    private static func admits(_ object: UnsafeRawBufferPointer, in storage: Storage) -> Bool {
+        let hash = ByteHash.hash(object, seed: 5)
+        let slot = Int(truncatingIfNeeded: hash) & (seenOnceSlots - 1)
+        if storage.seenOnce[slot] == hash { return true }
+        storage.seenOnce[slot] = hash
+        return false
     }
 
     /// A hash of the ``prefixLength`` bytes at `bytes`: a multiply-xorshift
@@ -264,11 +297,11 @@ struct ActionCache {
         var victim = first
         for w in first..<(first + ways) {
             if storage.lengths[w] == 0 { return w }
-            if storage.ways[w].hits < storage.ways[victim].hits { victim = w }
+            if storage.hitCounts[w] < storage.hitCounts[victim] { victim = w }
         }
         storage.replacements[set] &+= 1
         if storage.replacements[set] % agingPeriod == 0 {
-            for w in first..<(first + ways) { storage.ways[w].hits /= 2 }
+            for w in first..<(first + ways) { storage.hitCounts[w] /= 2 }
         }
         return victim
     }
