@@ -19,6 +19,9 @@
 //   5. The `action` cache changes nothing: a parser that never caches gives the
 //      same outcome and fields as the fresh one (whose second parse of the same
 //      bytes, in invariant 1, is a cache hit) and the long-lived one.
+//   6. Reading `action` in one pass changes nothing: a parser that always
+//      reads it through its recorded structure (`scanningActions: false`)
+//      gives the same outcome and fields as the uncached one.
 
 /// The parser reused across every input of this process (invariant 1).
 nonisolated(unsafe) private var longLivedParser = EventParser()
@@ -41,6 +44,11 @@ func fuzzParser(_ bytes: UnsafeRawBufferPointer) {
     let reference = ParseSnapshot(parsing: bytes, with: &uncached)
     guard first == reference else {
         fuzzFailure("the action cache changed the outcome", reference, first)
+    }
+    var recorded = EventParser(cachingActions: false, scanningActions: false)
+    let general = ParseSnapshot(parsing: bytes, with: &recorded)
+    guard general == reference else {
+        fuzzFailure("reading action in one pass changed the outcome", general, reference)
     }
 
     // 2. Same bytes elsewhere, wrapped in JSON whitespace.

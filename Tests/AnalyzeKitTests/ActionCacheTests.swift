@@ -5,34 +5,6 @@ import XCTest
 /// The `action` cache may change only the speed of parsing: every reading it
 /// returns must equal a fresh one (``EventParser(cachingActions: false)``).
 final class ActionCacheTests: XCTestCase {
-    /// What a parse gave, with every string as bytes.
-    private struct Snapshot: Equatable {
-        var reason: RejectReason?
-        var type: EventType?
-        var answerKind: AnswerKind?
-        var fingerprint: UInt64 = 0
-        /// onboarding id, element id, name, params type, then id/value/label per
-        /// option; nil for an absent field.
-        var strings: [[UInt8]?] = []
-
-        init(_ line: [UInt8], _ parser: inout EventParser) {
-            switch line.withUnsafeBytes({ parser.parse($0) }) {
-            case .rejected(let why):
-                reason = why
-            case .accepted:
-                let event = parser.event
-                (type, answerKind, fingerprint) = (event.type, event.answerKind, event.contentFingerprint)
-                let p = parser
-                func bytes(_ ref: StringRef?) -> [UInt8]? { ref.map { p.withBytes(of: $0) { Array($0) } } }
-                strings = [bytes(event.onboardingID), bytes(event.elementID), bytes(event.analyticsName),
-                           bytes(event.paramsType)]
-                for option in parser.options {
-                    strings += [bytes(option.id), bytes(option.value), bytes(option.label)]
-                }
-            }
-        }
-    }
-
     private let head = "{\"event_id\":\"e1\",\"timestamp\":\"2026-11-28T09:15:02.123Z\",\"device_id\":\"d\",\"profile_id\":\"p\","
     private let meta = "\"meta\":{\"onboardingId\":\"quiz_ja_2026\",\"screenClientId\":\"drinks_screen\",\"screenIndex\":1,\"screensTotal\":4}"
 
@@ -50,8 +22,8 @@ final class ActionCacheTests: XCTestCase {
         var cached = EventParser()
         for bytes in lines {
             var fresh = EventParser(cachingActions: false)
-            let expected = Snapshot(bytes, &fresh)
-            XCTAssertEqual(Snapshot(bytes, &cached), expected, String(decoding: bytes, as: UTF8.self), file: file, line: line)
+            let expected = ParseSnapshot(bytes, &fresh)
+            XCTAssertEqual(ParseSnapshot(bytes, &cached), expected, String(decoding: bytes, as: UTF8.self), file: file, line: line)
         }
         return cached.actionCacheHits
     }
@@ -61,7 +33,7 @@ final class ActionCacheTests: XCTestCase {
         // Read in full twice (remembered on its second reading), then found.
         XCTAssertEqual(assertCachedEqualsFresh([line, line, line, line]), 2)
         var parser = EventParser()
-        let first = Snapshot(line, &parser), second = Snapshot(line, &parser)
+        let first = ParseSnapshot(line, &parser), second = ParseSnapshot(line, &parser)
         XCTAssertNil(second.reason)
         XCTAssertEqual(second.strings[1], Array("favorite_drinks".utf8))
         XCTAssertEqual(second.strings[4], Array("cafe".utf8))
@@ -119,10 +91,10 @@ final class ActionCacheTests: XCTestCase {
         let badShape = stateUpdate("{\"type\":\"select\",\"value\":{\"id\":7,\"value\":\"cafe_nfc\",\"label\":\"Café au lait\"}}")
         assertCachedEqualsFresh([good, cut, good, repeated, badShape, good])
         var parser = EventParser()
-        _ = Snapshot(good, &parser)
-        XCTAssertEqual(Snapshot(cut, &parser).reason, .invalidJSON)
-        XCTAssertEqual(Snapshot(repeated, &parser).reason, .invalidJSON)
-        XCTAssertEqual(Snapshot(badShape, &parser).reason, .badAction)
+        _ = ParseSnapshot(good, &parser)
+        XCTAssertEqual(ParseSnapshot(cut, &parser).reason, .invalidJSON)
+        XCTAssertEqual(ParseSnapshot(repeated, &parser).reason, .invalidJSON)
+        XCTAssertEqual(ParseSnapshot(badShape, &parser).reason, .badAction)
     }
 
     func testEscapedFieldsAreReadFreshEveryTime() {

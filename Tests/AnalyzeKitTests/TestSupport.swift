@@ -91,3 +91,32 @@ func answer(_ onboarding: String, _ element: String, _ type: String, _ options: 
     let value = type == "select" ? objects[0] : "[" + objects.joined(separator: ",") + "]"
     return "{\"elementId\":\"\(element)\",\"meta\":{\"onboardingId\":\"\(onboarding)\",\"screenClientId\":\"s\",\"screenIndex\":0,\"screensTotal\":3},\"params\":{\"type\":\"\(type)\",\"value\":\(value)}}"
 }
+
+/// What one parse of a line gave, every string as bytes: two parsers agree
+/// on a line when their snapshots are equal.
+struct ParseSnapshot: Equatable {
+    var reason: RejectReason?
+    var type: EventType?
+    var answerKind: AnswerKind?
+    var fingerprint: UInt64 = 0
+    /// onboarding id, element id, name, params type, then id/value/label per
+    /// option; nil for an absent field.
+    var strings: [[UInt8]?] = []
+
+    init(_ line: [UInt8], _ parser: inout EventParser) {
+        switch line.withUnsafeBytes({ parser.parse($0) }) {
+        case .rejected(let why):
+            reason = why
+        case .accepted:
+            let event = parser.event
+            (type, answerKind, fingerprint) = (event.type, event.answerKind, event.contentFingerprint)
+            let p = parser
+            func bytes(_ ref: StringRef?) -> [UInt8]? { ref.map { p.withBytes(of: $0) { Array($0) } } }
+            strings = [bytes(event.onboardingID), bytes(event.elementID), bytes(event.analyticsName),
+                       bytes(event.paramsType)]
+            for option in parser.options {
+                strings += [bytes(option.id), bytes(option.value), bytes(option.label)]
+            }
+        }
+    }
+}

@@ -1,6 +1,8 @@
 /// The structure of one container (the `action` object of an event), recorded
 /// while the line is validated, so reading its fields and checking its keys
-/// never walks the bytes again.
+/// never walks the bytes again: the general way to read `action`, for the
+/// objects ``ActionScan`` does not take in one pass (escaped keys, nested
+/// containers under keys the SPEC does not read, repeats, invalid JSON).
 ///
 /// Entries are in document order; the container itself is entry 0. Each entry
 /// knows where its subtree ends, so the members of an object are reached by

@@ -10,53 +10,86 @@ struct ActionFields {
 }
 
 extension EventParser {
-    /// Reads `action` (an object, recorded in ``actionTape`` while the line was
-    /// validated) of an onboarding event: the fields the metrics use, its
-    /// options, and whether it has the SPEC's shape.
+    /// Notes the ``ActionFacts`` of `action` (an object, recorded in
+    /// ``actionTape`` while the line was validated) in ``actionFacts``.
     ///
     /// Returns false when any object inside `action` repeats a key: the SPEC
-    /// reads `action` at any depth, and a repeat there is `invalid_json`,
-    /// which outranks every shape problem.
-    mutating func readAction(of type: EventType, in scanner: JSONScanner, into fields: inout ActionFields) -> Bool {
+    /// reads `action` at any depth, and a repeat there is `invalid_json`
+    /// (on the onboarding types), which outranks every shape problem.
+    mutating func readActionFactsFromTape(in scanner: JSONScanner) -> Bool {
         if actionTape.hasRepeatedKey(in: scanner) { return false }
-        let root = 0
-        let isStateUpdate = type == .onboardingStateUpdated
-        var elementID: JSONValue?, meta: Int?, params: Int?, name: JSONValue?
-        if isStateUpdate {
-            let m = members(of: root, "elementId", "meta", "params", in: scanner)
-            (elementID, meta, params) = (value(m.0), m.1, m.2)
-        } else {
-            let m = members(of: root, "name", "meta", in: scanner)
-            (name, meta) = (value(m.0), m.1)
+        actionFacts.reset()
+        func value(_ entry: Int?) -> JSONValue? { entry.map { actionTape.entries[$0].value } }
+        func option(_ object: Int) -> ActionFacts.Option {
+            let o = members(of: object, "id", "value", "label", in: scanner)
+            return ActionFacts.Option(id: value(o.0), value: value(o.1), label: value(o.2))
         }
+        let root = members(of: 0, "elementId", "name", "meta", "params", in: scanner)
+        actionFacts.elementID = value(root.0)
+        actionFacts.name = value(root.1)
+        if let meta = root.2 {
+            actionFacts.metaKind = actionTape.entries[meta].value.kind
+            if actionFacts.metaKind == .object {
+                let m = members(of: meta, "onboardingId", "screenClientId", "screenIndex", "screensTotal", in: scanner)
+                (actionFacts.onboardingID, actionFacts.screenClientID) = (value(m.0), value(m.1))
+                (actionFacts.screenIndex, actionFacts.screensTotal) = (value(m.2), value(m.3))
+            }
+        }
+        if let params = root.3 {
+            actionFacts.paramsKind = actionTape.entries[params].value.kind
+            if actionFacts.paramsKind == .object {
+                let p = members(of: params, "type", "value", in: scanner)
+                actionFacts.paramsType = value(p.0)
+                if let entry = p.1 {
+                    actionFacts.valueKind = actionTape.entries[entry].value.kind
+                    if actionFacts.valueKind == .object {
+                        actionFacts.valueOption = option(entry)
+                        let d = members(of: entry, "day", "month", "year", in: scanner)
+                        (actionFacts.day, actionFacts.month, actionFacts.year) = (value(d.0), value(d.1), value(d.2))
+                    } else if actionFacts.valueKind == .array {
+                        for element in actionTape.children(of: entry) {
+                            let isObject = actionTape.entries[element].value.kind == .object
+                            actionFacts.elements.append(isObject ? option(element) : nil)
+                        }
+                    }
+                }
+            }
+        }
+        return true
+    }
 
+    /// Reads the fields the metrics use from ``actionFacts`` (the `action`
+    /// object of an onboarding event of `type`), its options, and whether it
+    /// has the SPEC's shape.
+    ///
+    /// The facts are read in place, field by field (a copy of the whole
+    /// struct, some 330 bytes, cost more than the reading).
+    mutating func readAction(of type: EventType, in scanner: JSONScanner, into fields: inout ActionFields) {
         var wellFormed = true
         // meta: {onboardingId, screenClientId?, screenIndex?, screensTotal?}
-        if let meta, actionTape.entries[meta].value.kind == .object {
-            let m = members(of: meta, "onboardingId", "screenClientId", "screenIndex", "screensTotal", in: scanner)
-            if let onboarding = value(m.0), onboarding.kind == .string {
+        if actionFacts.metaKind == .object {
+            if let onboarding = actionFacts.onboardingID, onboarding.kind == .string {
                 fields.onboardingID = string(onboarding, in: scanner)
             } else {
                 wellFormed = false
             }
-            wellFormed = wellFormed && Self.isOptionalString(value(m.1)) && Self.isOptionalInteger(value(m.2))
-                && Self.isOptionalInteger(value(m.3))
+            wellFormed = wellFormed && Self.isOptionalString(actionFacts.screenClientID)
+                && Self.isOptionalInteger(actionFacts.screenIndex) && Self.isOptionalInteger(actionFacts.screensTotal)
         } else {
             wellFormed = false
         }
 
-        if isStateUpdate {
-            if let elementID, elementID.kind == .string {
+        if type == .onboardingStateUpdated {
+            if let elementID = actionFacts.elementID, elementID.kind == .string {
                 fields.elementID = string(elementID, in: scanner)
             } else {
                 wellFormed = false
             }
-            if let params, actionTape.entries[params].value.kind == .object {
-                let p = members(of: params, "type", "value", in: scanner)
-                if let paramsType = value(p.0), paramsType.kind == .string {
+            if actionFacts.paramsKind == .object {
+                if let paramsType = actionFacts.paramsType, paramsType.kind == .string {
                     let typeRef = string(paramsType, in: scanner)
                     fields.paramsType = typeRef
-                    let valueShape = readParamsValue(p.1, type: typeRef, in: scanner, into: &fields)
+                    let valueShape = readParamsValue(type: typeRef, in: scanner, into: &fields)
                     wellFormed = wellFormed && valueShape
                 } else {
                     wellFormed = false
@@ -65,20 +98,19 @@ extension EventParser {
                 wellFormed = false
             }
         } else {
-            if let name, name.kind == .string {
+            if let name = actionFacts.name, name.kind == .string {
                 fields.name = string(name, in: scanner)
             } else {
                 wellFormed = false
             }
         }
         fields.isWellFormed = wellFormed
-        return true
     }
 
-    /// Whether `params.value` (the tape entry `entry`) has the shape
-    /// `params.type` asks for; collects the options of answers.
+    /// Whether `params.value` has the shape `params.type` asks for; collects
+    /// the options of answers.
     private mutating func readParamsValue(
-        _ entry: Int?, type typeRef: StringRef, in scanner: JSONScanner, into fields: inout ActionFields
+        type typeRef: StringRef, in scanner: JSONScanner, into fields: inout ActionFields
     ) -> Bool {
         enum ParamsType { case select, multiSelect, input, datePicker, other }
         let kind: ParamsType = withBytes(of: typeRef) { bytes in
@@ -88,28 +120,26 @@ extension EventParser {
             if bytes.equals("datePicker") { return .datePicker }
             return .other
         }
-        let valueKind = value(entry)?.kind
         switch kind {
         case .other:
             return true
         case .input:
-            return valueKind == .object
+            return actionFacts.valueKind == .object
         case .datePicker:
-            guard let entry, valueKind == .object else { return false }
-            let d = members(of: entry, "day", "month", "year", in: scanner)
-            return Self.isOptionalInteger(value(d.0)) && Self.isOptionalInteger(value(d.1))
-                && Self.isOptionalInteger(value(d.2))
+            guard actionFacts.valueKind == .object else { return false }
+            return Self.isOptionalInteger(actionFacts.day) && Self.isOptionalInteger(actionFacts.month)
+                && Self.isOptionalInteger(actionFacts.year)
         case .select:
             fields.answerKind = .select
-            guard let entry, valueKind == .object else { return false }
-            return readOption(entry, in: scanner)
+            guard actionFacts.valueKind == .object else { return false }
+            return readOption(actionFacts.valueOption, in: scanner)
         case .multiSelect:
             fields.answerKind = .multiSelect
-            guard let entry, valueKind == .array else { return false }
+            guard actionFacts.valueKind == .array else { return false }
             var wellFormed = true
-            for element in actionTape.children(of: entry) {
-                if actionTape.entries[element].value.kind == .object {
-                    wellFormed = readOption(element, in: scanner) && wellFormed
+            for element in actionFacts.elements {
+                if let option = element {
+                    wellFormed = readOption(option, in: scanner) && wellFormed
                 } else {
                     wellFormed = false
                 }
@@ -118,18 +148,18 @@ extension EventParser {
         }
     }
 
-    /// Whether the option object at tape entry `object` is `{id, value?, label?}`; collects it.
-    private mutating func readOption(_ object: Int, in scanner: JSONScanner) -> Bool {
-        let o = members(of: object, "id", "value", "label", in: scanner)
-        let id = value(o.0), optionValue = value(o.1), label = value(o.2)
-        guard let id, id.kind == .string, Self.isOptionalString(optionValue), Self.isOptionalString(label) else {
+    /// Whether an option object is `{id, value?, label?}`; collects it.
+    private mutating func readOption(_ option: ActionFacts.Option, in scanner: JSONScanner) -> Bool {
+        guard let id = option.id, id.kind == .string, Self.isOptionalString(option.value),
+              Self.isOptionalString(option.label)
+        else {
             return false
         }
-        let option = OptionRefs(
+        let refs = OptionRefs(
             id: string(id, in: scanner),
-            value: optionValue.flatMap { $0.kind == .string ? string($0, in: scanner) : nil } ?? .empty,
-            label: label.flatMap { $0.kind == .string ? string($0, in: scanner) : nil } ?? .empty)
-        appendOption(option)
+            value: option.value.flatMap { $0.kind == .string ? string($0, in: scanner) : nil } ?? .empty,
+            label: option.label.flatMap { $0.kind == .string ? string($0, in: scanner) : nil } ?? .empty)
+        appendOption(refs)
         return true
     }
 
@@ -152,11 +182,6 @@ extension EventParser {
             actionTape.withKey(of: member, in: scanner, scratch: &scratchForKeys) { match($0, member) }
         }
         return found
-    }
-
-    /// The value of a tape entry.
-    private func value(_ entry: Int?) -> JSONValue? {
-        entry.map { actionTape.entries[$0].value }
     }
 
     private static func isOptionalString(_ value: JSONValue?) -> Bool {

@@ -3,8 +3,10 @@
 ///
 /// One parser per worker: its buffers are reused line after line, so parsing
 /// allocates nothing in the steady state. The whole line is validated as JSON
-/// in one pass that also records the top-level envelope keys and the structure
-/// of `action` (an ``ActionTape``), from which its fields and shape are read.
+/// in one pass that also records the top-level envelope keys and reads
+/// `action`: found in the ``ActionCache``, or read in the same pass when of
+/// the plain shape (``ActionScan``), else recorded as an ``ActionTape``;
+/// either way its ``ActionFacts`` give its fields and shape.
 struct EventParser {
     enum Outcome {
         case accepted
@@ -19,22 +21,31 @@ struct EventParser {
     private var scratch: [UInt8] = []
     /// Decoded keys while reading nested objects (kept apart from `scratch`).
     var scratchForKeys: [UInt8] = []
-    /// The structure of the line's (first) `action` object.
+    /// The structure of the line's (first) `action` object, when it was not
+    /// read in one pass (``ActionScan``).
     var actionTape = ActionTape()
+    /// What the shape rules read from the line's (first) `action` object.
+    var actionFacts = ActionFacts()
+    private var scansActions = true
     /// Readings of `action` objects seen before, by their bytes.
     private var actionCache = ActionCache()
     private var cachesActions = true
     /// `action` objects found in the cache so far.
     var actionCacheHits: Int { actionCache.hits }
+    /// `action` objects read in one pass (``ActionScan``) so far.
+    private(set) var actionsScanned = 0
     private var line = UnsafeRawBufferPointer(start: nil, count: 0)
     /// The last timestamp's date (consecutive lines mostly share it).
     private var dates = TimestampParser.DateCache()
     private let keyTable = EnvelopeKeyTable.shared
 
     /// A parser; `cachingActions: false` validates and reads every `action`
-    /// afresh (the reference the cache is tested against).
-    init(cachingActions: Bool = true) {
+    /// afresh (the reference the cache is tested against), and
+    /// `scanningActions: false` reads every one through its recorded
+    /// structure (the reference ``ActionScan`` is tested against).
+    init(cachingActions: Bool = true, scanningActions: Bool = true) {
         cachesActions = cachingActions
+        scansActions = scanningActions
         arena.reserveCapacity(4096)
         scratch.reserveCapacity(256)
         options.reserveCapacity(16)
@@ -55,6 +66,9 @@ struct EventParser {
         var actionRepeated = false
         /// How the ``ActionCache`` lookup of `action` went (nil: not looked up).
         var actionProbe: ActionCache.Probe?
+        /// `action` was read in one pass into ``EventParser/actionFacts``
+        /// (else, unless found in the cache, into ``EventParser/actionTape``).
+        var actionScanned = false
 
         init() {
             let none = JSONValue(start: 0, end: 0, kind: .null, flag: false)
@@ -132,13 +146,16 @@ struct EventParser {
                        way, for: type, objectStart: value.start, into: &action, options: &options) {
                     cachedFingerprint = fingerprint
                 } else {
-                    if case .hit? = envelope.actionProbe {
-                        // Found, but read so far only for the other onboarding
-                        // type: record its structure now (it is valid JSON).
-                        actionTape.reset()
-                        _ = scanner.scanContainer(at: value.start, visitor: &actionTape)
+                    if !envelope.actionScanned {
+                        if case .hit? = envelope.actionProbe {
+                            // Found, but read so far only for the other onboarding
+                            // type: record its structure now (it is valid JSON).
+                            actionTape.reset()
+                            _ = scanner.scanContainer(at: value.start, visitor: &actionTape)
+                        }
+                        guard readActionFactsFromTape(in: scanner) else { return .rejected(.invalidJSON) }
                     }
-                    guard readAction(of: type, in: scanner, into: &action) else { return .rejected(.invalidJSON) }
+                    readAction(of: type, in: scanner, into: &action)
                 }
             }
         }
@@ -265,7 +282,12 @@ struct EventParser {
                     if case .hit(_, let length)? = probe {
                         // The same bytes as an object validated before: the same object.
                         value = JSONValue(start: i, end: i + length, kind: .object, flag: false)
+                    } else if scansActions, let next = ActionScan.scan(&scanner, at: i, into: &actionFacts) {
+                        envelope.actionScanned = true
+                        actionsScanned &+= 1
+                        value = JSONValue(start: i, end: next, kind: .object, flag: false)
                     } else {
+                        // Not of the plain shape (or invalid): the general way decides.
                         actionTape.reset()
                         guard let next = scanner.scanContainer(at: i, visitor: &actionTape) else { return false }
                         value = JSONValue(start: i, end: next, kind: .object, flag: false)

@@ -1,0 +1,147 @@
+import EventGenerator
+import XCTest
+@testable import AnalyzeKit
+
+/// Reading `action` in one pass (``ActionScan``) may change only the speed:
+/// every line must parse as it does through the recorded structure
+/// (``EventParser(scanningActions: false)``, the reference), and plain
+/// actions must actually take the one pass.
+final class ActionScanTests: XCTestCase {
+    private let head = "{\"event_id\":\"e1\",\"timestamp\":\"2026-11-28T09:15:02.123Z\",\"device_id\":\"d\",\"profile_id\":\"p\","
+    private let meta = "\"meta\":{\"onboardingId\":\"quiz\",\"screenClientId\":\"s\",\"screenIndex\":1,\"screensTotal\":4}"
+    private let types = ["onboarding_state_updated", "onboarding_analytics", "sdk_activate"]
+
+    /// A line with `action`, for each of `types`: both onboarding types read
+    /// it (differently), other types never check it.
+    private func lines(_ action: String) -> [[UInt8]] {
+        types.map { Array((head + "\"event_type\":\"\($0)\",\"action\":" + action + "}").utf8) }
+    }
+
+    /// Parses `lines` both ways, without the cache (so every action is
+    /// read), checking each result against the reference; returns how many
+    /// actions took the one pass.
+    @discardableResult
+    private func assertScanEqualsTape(_ lines: [[UInt8]], file: StaticString = #filePath, line: UInt = #line) -> Int {
+        var scanning = EventParser(cachingActions: false)
+        var reference = EventParser(cachingActions: false, scanningActions: false)
+        for bytes in lines {
+            let expected = ParseSnapshot(bytes, &reference)
+            XCTAssertEqual(ParseSnapshot(bytes, &scanning), expected, String(decoding: bytes, as: UTF8.self),
+                           file: file, line: line)
+        }
+        XCTAssertEqual(reference.actionsScanned, 0, file: file, line: line)
+        return scanning.actionsScanned
+    }
+
+    private func reason(_ line: [UInt8]) -> RejectReason? {
+        var parser = EventParser(cachingActions: false)
+        return ParseSnapshot(line, &parser).reason
+    }
+
+    func testPlainActionsAreReadInOnePass() {
+        let actions = [
+            "{\"elementId\":\"q\",\(meta),\"params\":{\"type\":\"select\",\"value\":{\"id\":\"a\",\"value\":\"v\",\"label\":\"Café\"}}}",
+            // `value` before `type`; an element that is not an object (a bad shape).
+            "{\"params\":{\"value\":[{\"id\":\"a\"},{\"id\":\"b\",\"label\":null},7],\"type\":\"multiSelect\"},\(meta),\"elementId\":\"q\"}",
+            "{\"elementId\":\"q\",\(meta),\"params\":{\"type\":\"multiSelect\",\"value\":[{\"value\":\"x\",\"id\":\"a\"},{\"id\":\"b\"}]}}",
+            "{\"elementId\":\"q\",\(meta),\"params\":{\"type\":\"datePicker\",\"value\":{\"day\":1,\"month\":12,\"year\":null}}}",
+            "{\"elementId\":\"q\",\(meta),\"params\":{\"type\":\"datePicker\",\"value\":{\"day\":\"1\"}}}",
+            // Escapes in values (not keys) are plain.
+            "{\"elementId\":\"q\\u0031\",\(meta),\"params\":{\"type\":\"input\",\"value\":{\"type\":\"text\",\"value\":\"a \\\"b\\\"\"}}}",
+            "{\"name\":\"screen_presented\",\(meta),\"sessionId\":\"s-1\",\"n\":-1.5e3,\"t\":true,\"z\":null}",
+            "{ \"elementId\" : \"q\" , \"meta\" : { \"onboardingId\" : \"o\" } ,\t\"params\" : { \"type\" : \"select\" , \"value\" : { \"id\" : \"a\" } } }",
+            "{}",
+            // Scalars where the rules want objects: plain, and a bad shape.
+            "{\"meta\":null,\"params\":\"x\",\"elementId\":5,\"name\":false}",
+            "{\"elementId\":\"q\",\"meta\":{\"onboardingId\":\"o\",\"screenIndex\":1.0},\"params\":{\"type\":\"multiSelect\",\"value\":[]}}",
+            "{\"elementId\":\"q\",\(meta),\"params\":{\"type\":\"select\",\"value\":\"a\"}}",
+            // Keys read at one level are other keys at another.
+            "{\"name\":\"n\",\"type\":\"t\",\"id\":\"i\",\(meta),\"params\":{\"type\":\"select\",\"label\":\"l\",\"value\":{\"id\":\"a\",\"type\":\"x\"}}}",
+            // Up to four other keys per object, compared for repeats.
+            "{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"name\":\"n\",\(meta)}",
+        ]
+        let all = actions.flatMap(lines)
+        XCTAssertEqual(assertScanEqualsTape(all), all.count)
+        XCTAssertNil(reason(lines(actions[0])[0]))
+        XCTAssertEqual(reason(lines(actions[1])[0]), .badAction)
+        XCTAssertEqual(reason(lines(actions[4])[0]), .badAction)
+    }
+
+    func testUnusualActionsAreReadTheGeneralWay() {
+        let actions = [
+            "{\"element\\u0049d\":\"q\",\(meta)}",                              // an escaped key
+            "{\"name\":\"n\",\"name\":\"m\",\(meta)}",                          // a repeated key the SPEC reads
+            "{\"x\":1,\"name\":\"n\",\"x\":2,\(meta)}",                          // a repeated other key
+            "{\"name\":\"n\",\(meta),\"params\":{\"type\":\"multiSelect\",\"value\":[{\"id\":\"a\",\"id\":\"b\"}]}}",
+            "{\"name\":\"n\",\(meta),\"context\":{\"a\":{\"b\":[1,{\"c\":2,\"c\":3}]}}}",  // a repeat deep in another key
+            "{\"name\":\"n\",\(meta),\"context\":{\"a\":[1,2]}}",               // a container under another key
+            "{\"name\":{\"x\":1},\(meta)}",                                     // a container where a scalar is read
+            "{\"name\":\"n\",\"meta\":[1],\"params\":[]}",                      // arrays where objects are read
+            "{\"elementId\":\"q\",\(meta),\"params\":{\"type\":\"multiSelect\",\"value\":[[1]]}}",
+            "{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"name\":\"n\",\(meta)}",  // more other keys than compared
+            "{\"name\":\"n\",\(meta),}",                                        // invalid JSON from here on
+            "{\"name\":\"n\"\(meta)}",
+            "{\"name\":\"n\",\(meta),\"x\":tru}",
+            "{\"name\":\"n\",\(meta),\"x\":\"\\uD800\"}",
+            "{\"name\":\"n\",\(meta),\"params\":{\"value\":[1,]}}",
+            "{\"name\":\"n\",\(meta),\"x\":01}",
+        ]
+        let all = actions.flatMap(lines)
+        XCTAssertEqual(assertScanEqualsTape(all), 0)
+        // The general way still decides as the SPEC says.
+        XCTAssertEqual(reason(lines(actions[1])[1]), .invalidJSON)
+        XCTAssertNil(reason(lines(actions[1])[2]))
+        XCTAssertEqual(reason(lines(actions[4])[0]), .invalidJSON)
+        XCTAssertNil(reason(lines(actions[5])[1]))
+        XCTAssertEqual(reason(lines(actions[11])[2]), .invalidJSON)
+    }
+
+    /// Seeded property test: generated exports (noise included) parse the
+    /// same both ways, and most of their actions take the one pass.
+    func testGeneratedExportsParseTheSameBothWays() {
+        for seed: UInt64 in [5, 23] {
+            let lines = nonBlankLines(GeneratorConfiguration(seed: seed, events: 4_000, days: 3, noise: 0.05))
+            let marker = Array("\"action\":{".utf8)
+            let actions = lines.filter { $0.firstRange(of: marker) != nil }
+            let scanned = assertScanEqualsTape(lines)
+            XCTAssertGreaterThan(scanned, actions.count * 9 / 10, "seed \(seed)")
+        }
+    }
+
+    /// Seeded property test: generated onboarding lines with one byte of
+    /// their `action` deleted, replaced or added (mostly JSON punctuation),
+    /// so that many are invalid, repeat keys or change shape, parse the same
+    /// both ways.
+    func testDamagedActionsParseTheSameBothWays() {
+        let lines = nonBlankLines(GeneratorConfiguration(seed: 11, events: 3_000, days: 2, noise: 0))
+        let marker = Array("\"action\":{".utf8)
+        let punctuation = Array("{}[]:,\"\\ 0-1.etnu".utf8)
+        var random = SplitMix64(0xac71_0a5c)
+        var damaged: [[UInt8]] = []
+        for line in lines {
+            guard let at = line.firstRange(of: marker)?.upperBound else { continue }
+            for _ in 0..<3 {
+                var copy = line
+                let position = at - 1 + Int(random.next() % UInt64(copy.count - at))
+                let byte = punctuation[Int(random.next() % UInt64(punctuation.count))]
+                switch random.next() % 3 {
+                case 0: copy.remove(at: position)
+                case 1: copy[position] = byte
+                default: copy.insert(byte, at: position)
+                }
+                damaged.append(copy)
+            }
+        }
+        XCTAssertGreaterThan(damaged.count, 1_000)
+        let scanned = assertScanEqualsTape(damaged)
+        // Both ways are exercised.
+        XCTAssertGreaterThan(scanned, damaged.count / 10)
+        XCTAssertLessThan(scanned, damaged.count * 9 / 10)
+    }
+
+    private func nonBlankLines(_ configuration: GeneratorConfiguration) -> [[UInt8]] {
+        generateExport(configuration).split(separator: UInt8(ascii: "\n")).map { line -> [UInt8] in
+            line.last == 0x0D ? Array(line.dropLast()) : Array(line)
+        }.filter { !ChunkReader.isBlank($0.withUnsafeBytes { $0 }) }
+    }
+}
