@@ -16,7 +16,7 @@
 /// object's keys for repeats, no search for each field by comparing keys:
 /// an action not found in the ``ActionCache`` costs about 1 400 fewer
 /// instructions than recording, checking and looking it up (−9 % of all
-/// instructions on an export whose every action is unique, −1.7 % on the
+/// instructions on an export whose every action is unique, −2 % on the
 /// generator's, where 83 % are found).
 enum ActionScan {
     /// Keys the SPEC does not read, per object, that are compared for repeats
