@@ -47,8 +47,7 @@ enum ActionScan {
         guard i < scanner.end else { return nil }
         if scanner.byte(i) == UInt8(ascii: "}") { return i + 1 }
         var seen: UInt8 = 0
-        // The other keys met so far (content start and length), for repeats.
-        var others = (0, 0, 0, 0), otherLengths = (0, 0, 0, 0), otherCount = 0
+        var others = OtherKeys()
         while true {
             guard i < scanner.end, scanner.byte(i) == UInt8(ascii: "\""),
                   let (afterKey, keyEscapes) = scanner.scanString(at: i), !keyEscapes
@@ -66,22 +65,7 @@ enum ActionScan {
                 guard seen & bit == 0 else { return nil }
                 seen |= bit
             } else {
-                guard otherCount < maxOtherKeys else { return nil }
-                let repeated = withUnsafeBytes(of: others) { starts in
-                    withUnsafeBytes(of: otherLengths) { lengths in
-                        (0..<otherCount).contains { k in
-                            lengths.load(fromByteOffset: k * 8, as: Int.self) == keyLength
-                                && RawBytes.equal(scanner.base + starts.load(fromByteOffset: k * 8, as: Int.self),
-                                                  scanner.base + keyStart, count: keyLength)
-                        }
-                    }
-                }
-                guard !repeated else { return nil }
-                withUnsafeMutableBytes(of: &others) { $0.storeBytes(of: keyStart, toByteOffset: otherCount * 8, as: Int.self) }
-                withUnsafeMutableBytes(of: &otherLengths) {
-                    $0.storeBytes(of: keyLength, toByteOffset: otherCount * 8, as: Int.self)
-                }
-                otherCount += 1
+                guard others.insert(start: keyStart, length: keyLength, in: scanner) else { return nil }
             }
 
             let c = scanner.byte(i)
@@ -128,6 +112,35 @@ enum ActionScan {
             }
             guard scanner.byte(i) == UInt8(ascii: "}") else { return nil }
             return i + 1
+        }
+    }
+
+    /// The keys the SPEC does not read met so far in one object (their
+    /// content's start and length in the line), compared for repeats; room
+    /// for ``ActionScan/maxOtherKeys`` (four) in each tuple.
+    private struct OtherKeys {
+        private var starts = (0, 0, 0, 0)
+        private var lengths = (0, 0, 0, 0)
+        private var count = 0
+
+        /// Adds the key; false when it repeats one met before, or when
+        /// ``ActionScan/maxOtherKeys`` are met already.
+        mutating func insert(start: Int, length: Int, in scanner: JSONScanner) -> Bool {
+            guard count < ActionScan.maxOtherKeys else { return false }
+            let repeated = withUnsafeBytes(of: starts) { starts in
+                withUnsafeBytes(of: lengths) { lengths in
+                    (0..<count).contains { k in
+                        lengths.load(fromByteOffset: k * 8, as: Int.self) == length
+                            && RawBytes.equal(scanner.base + starts.load(fromByteOffset: k * 8, as: Int.self),
+                                              scanner.base + start, count: length)
+                    }
+                }
+            }
+            guard !repeated else { return false }
+            withUnsafeMutableBytes(of: &starts) { $0.storeBytes(of: start, toByteOffset: count * 8, as: Int.self) }
+            withUnsafeMutableBytes(of: &lengths) { $0.storeBytes(of: length, toByteOffset: count * 8, as: Int.self) }
+            count += 1
+            return true
         }
     }
 
