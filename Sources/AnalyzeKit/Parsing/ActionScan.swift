@@ -127,18 +127,19 @@ enum ActionScan {
         /// ``ActionScan/maxOtherKeys`` are met already.
         mutating func insert(start: Int, length: Int, in scanner: JSONScanner) -> Bool {
             guard count < ActionScan.maxOtherKeys else { return false }
+            let stride = MemoryLayout<Int>.stride
             let repeated = withUnsafeBytes(of: starts) { starts in
                 withUnsafeBytes(of: lengths) { lengths in
                     (0..<count).contains { k in
-                        lengths.load(fromByteOffset: k * 8, as: Int.self) == length
-                            && RawBytes.equal(scanner.base + starts.load(fromByteOffset: k * 8, as: Int.self),
+                        lengths.load(fromByteOffset: k * stride, as: Int.self) == length
+                            && RawBytes.equal(scanner.base + starts.load(fromByteOffset: k * stride, as: Int.self),
                                               scanner.base + start, count: length)
                     }
                 }
             }
             guard !repeated else { return false }
-            withUnsafeMutableBytes(of: &starts) { $0.storeBytes(of: start, toByteOffset: count * 8, as: Int.self) }
-            withUnsafeMutableBytes(of: &lengths) { $0.storeBytes(of: length, toByteOffset: count * 8, as: Int.self) }
+            withUnsafeMutableBytes(of: &starts) { $0.storeBytes(of: start, toByteOffset: count * stride, as: Int.self) }
+            withUnsafeMutableBytes(of: &lengths) { $0.storeBytes(of: length, toByteOffset: count * stride, as: Int.self) }
             count += 1
             return true
         }
