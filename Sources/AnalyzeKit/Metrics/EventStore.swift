@@ -120,6 +120,11 @@ struct EventRecord {
 
     var instant: Instant { Instant(seconds: seconds, nanoseconds: nanoseconds) }
 
+    /// The record's place in the SPEC's ordering key.
+    var orderingKey: OrderingKey {
+        OrderingKey(seconds: seconds, nanoseconds: nanoseconds, extra: extra, hasBareID: hasBareID)
+    }
+
     /// The nanoseconds of a record that settling found to be a later copy of
     /// a kept one (no instant has them): it stays where it is (records are
     /// never moved) and every scan skips it.

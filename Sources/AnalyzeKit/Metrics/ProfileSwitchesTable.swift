@@ -19,10 +19,6 @@ struct ProfileSwitchRow: Equatable, Sendable {
 /// ``RadixSort/grouped(largestKey:by:from:)`` as the store is read).
 enum ProfileSwitchesTable {
     static func rows(from partial: PartialAggregate, days: DayResolver) -> [ProfileSwitchRow] {
-        func orderingKey(_ record: EventRecord) -> OrderingKey {
-            OrderingKey(seconds: record.seconds, nanoseconds: record.nanoseconds, extra: record.extra,
-                        hasBareID: record.hasBareID)
-        }
         // The identity events' records themselves (24 bytes each), each
         // device's together (a radix sort by device id, placed as they are
         // read from the store), then each device's few events by ordering key.
@@ -34,7 +30,7 @@ enum ProfileSwitchesTable {
             }
         }
         RadixSort.sortRuns(&timeline, sameGroup: { $0.device == $1.device }) { x, y in
-            partial.orderedBefore(orderingKey(x), orderingKey(y))
+            partial.orderedBefore(x.orderingKey, y.orderingKey)
         }
         struct Bucket: Hashable { var day: Int64; var trigger: EventType }
         /// Switches in a bucket, distinct devices, and the last device counted
@@ -53,8 +49,7 @@ enum ProfileSwitchesTable {
         for record in timeline {
             defer { previous = record }
             guard let previous, previous.device == record.device, previous.profile != record.profile else { continue }
-            let bucket = Bucket(day: days.day(of: Instant(seconds: record.seconds, nanoseconds: record.nanoseconds)),
-                                trigger: record.type)
+            let bucket = Bucket(day: days.day(of: record.instant), trigger: record.type)
             count(record.device, in: &tallies[bucket, default: Tally()])
         }
         return tallies.map { bucket, tally in
