@@ -195,17 +195,14 @@ enum ActionScan {
         case .params:
             if key.equals("type") { return 0 }
             if key.equals("value") { return 1 }
-        case .value:
+        case .value, .option:
+            // An option reads the first three; `params.value` all six.
             if key.equals("id") { return 0 }
             if key.equals("value") { return 1 }
             if key.equals("label") { return 2 }
             if key.equals("day") { return 3 }
             if key.equals("month") { return 4 }
             if key.equals("year") { return 5 }
-        case .option:
-            if key.equals("id") { return 0 }
-            if key.equals("value") { return 1 }
-            if key.equals("label") { return 2 }
         }
         return -1
     }
