@@ -71,26 +71,25 @@ enum ActionScan {
             let c = scanner.byte(i)
             if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
                 // Containers only where the plain shape has them.
+                let next: Int?
                 switch (level, known, c) {
                 case (.root, 2, UInt8(ascii: "{")):
                     facts.metaKind = .object
-                    guard let next = object(&scanner, at: i, level: .meta, facts: &facts, option: &option) else { return nil }
-                    i = next
+                    next = object(&scanner, at: i, level: .meta, facts: &facts, option: &option)
                 case (.root, 3, UInt8(ascii: "{")):
                     facts.paramsKind = .object
-                    guard let next = object(&scanner, at: i, level: .params, facts: &facts, option: &option) else { return nil }
-                    i = next
+                    next = object(&scanner, at: i, level: .params, facts: &facts, option: &option)
                 case (.params, 1, UInt8(ascii: "{")):
                     facts.valueKind = .object
-                    guard let next = object(&scanner, at: i, level: .value, facts: &facts, option: &option) else { return nil }
-                    i = next
+                    next = object(&scanner, at: i, level: .value, facts: &facts, option: &option)
                 case (.params, 1, UInt8(ascii: "[")):
                     facts.valueKind = .array
-                    guard let next = options(&scanner, at: i, facts: &facts) else { return nil }
-                    i = next
+                    next = options(&scanner, at: i, facts: &facts)
                 default:
-                    return nil
+                    next = nil
                 }
+                guard let next else { return nil }
+                i = next
             } else {
                 let value: JSONValue
                 if c == UInt8(ascii: "\"") {
