@@ -159,4 +159,36 @@ final class HashingAndInterningTests: XCTestCase {
         tables[0].releaseIndex()
         XCTAssertEqual(tables[0].count, merged.count)
     }
+
+    /// A table of more than 2¹⁵ identities is absorbed in parts looked up
+    /// concurrently, then the new ones added: the ids must still be those
+    /// that interning the other table's keys one by one, in id order, gives.
+    func testAbsorbingALargeTableGivesTheIdsOfInterningInOrder() {
+        var rng = SplitMix64(41)
+        func key(_ n: Int) -> IdentityTable.Key { Array("device-\(n)".utf8).withUnsafeBytes { IdentityTable.Key($0) } }
+        var table = IdentityTable(capacity: 16)
+        var reference = IdentityTable(capacity: 16)
+        var other = IdentityTable(capacity: 16)
+        // 60 000 identities here; 100 000 there, in shuffled order, 40 % of them also here.
+        for n in 0..<60_000 {
+            XCTAssertEqual(table.intern(key(n)), UInt32(n))
+            _ = reference.intern(key(n))
+        }
+        var theirs = Array(36_000..<136_000)
+        for i in theirs.indices.reversed() { theirs.swapAt(i, Int(rng.next() % UInt64(i + 1))) }
+        for n in theirs { _ = other.intern(key(n)) }
+        XCTAssertEqual(other.count, 100_000)
+
+        let map = table.absorb(other)
+        XCTAssertEqual(map.count, 100_000)
+        for (id, n) in theirs.enumerated() {
+            let expected = reference.intern(key(n))  // interned one by one, in the other table's id order
+            XCTAssertEqual(map[id], expected, "identity \(n)")
+            if map[id] != expected { break }
+        }
+        XCTAssertEqual(table.count, 136_000)
+        XCTAssertEqual(table.find(key(59_999)), 59_999)
+        XCTAssertEqual(table.find(key(36_000)), map[theirs.firstIndex(of: 36_000)!])
+        XCTAssertNil(table.find(key(136_000)))
+    }
 }

@@ -1,4 +1,5 @@
 import CSupport
+import Dispatch
 
 /// Dense `UInt32` ids for identities (device, profile and customer user ids),
 /// keyed by a 96-bit hash of their bytes.
@@ -86,33 +87,71 @@ struct IdentityTable {
 
     /// The id of `key`, adding it when new.
     mutating func intern(_ key: Key) -> UInt32 {
-        let tag = key.tag
-        var slot = Int(truncatingIfNeeded: key.low) & mask
-        while true {
-            let entry = slots[slot]
-            if entry == 0 { break }
-            if entry >> 32 == tag {
-                let id = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
-                if keys[id] == key { return UInt32(truncatingIfNeeded: id) }
-            }
-            slot = (slot + 1) & mask
-        }
+        let (slot, found) = probe(key)
+        if let found { return found }
         precondition(count < Int(EventRecord.identityLimit) - 1, "more than 2³⁰ − 1 distinct identities")
         let id = UInt32(truncatingIfNeeded: count)
         keys.append(key)
         count += 1
-        slots[slot] = tag << 32 | UInt64(id + 1)
+        slots[slot] = key.tag << 32 | UInt64(id + 1)
         if count * 3 > slots.count * 2 { grow() }
         return id
     }
 
+    /// The id of `key`, if it is here.
+    func find(_ key: Key) -> UInt32? { probe(key).id }
+
+    /// Where `key` is: its slot and id when it is here, else the free slot
+    /// where it would go.
+    @inline(__always)
+    private func probe(_ key: Key) -> (slot: Int, id: UInt32?) {
+        let tag = key.tag
+        var slot = Int(truncatingIfNeeded: key.low) & mask
+        while true {
+            let entry = slots[slot]
+            if entry == 0 { return (slot, nil) }
+            if entry >> 32 == tag {
+                let id = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
+                if keys[id] == key { return (slot, UInt32(truncatingIfNeeded: id)) }
+            }
+            slot = (slot + 1) & mask
+        }
+    }
+
     /// Adds every identity of `other`; returns, for each of `other`'s ids, its id here.
     ///
-    /// Performance: the slot of the key eight ahead is prefetched while one is interned.
+    /// The ids are those that interning `other`'s keys in id order gives.
+    /// Two stages: `other`'s keys are looked up in parts, concurrently
+    /// (reading only); then those not found are added, in id order.
+    ///
+    /// Performance: most of a partial's identities are usually in the
+    /// other partial too (about 85 % on the benchmark exports), so the
+    /// second, serial stage is short. The first stage asks for the slot of
+    /// the key 16 ahead and the key the slot of the key 8 ahead points at
+    /// (the lookup's two cache misses), the second for the slot of the key
+    /// eight ahead.
     mutating func absorb(_ other: IdentityTable) -> [UInt32] {
-        var remap = [UInt32](repeating: 0, count: other.count)
-        for id in 0..<other.count {
-            if id + 8 < other.count { prefetch(other.keys[id + 8]) }
+        let missing = UInt32.max
+        var remap = [UInt32](repeating: missing, count: other.count)
+        let parts = min(8, max(1, other.count >> 14))
+        do {
+            let table = self
+            remap.withUnsafeMutableBufferPointer { remap in
+                nonisolated(unsafe) let remap = remap
+                DispatchQueue.concurrentPerform(iterations: parts) { part in
+                    let range = (other.count * part / parts)..<(other.count * (part + 1) / parts)
+                    for id in range {
+                        if id + 16 < range.upperBound { table.prefetch(other.keys[id + 16]) }
+                        if id + 8 < range.upperBound { table.prefetchKey(other.keys[id + 8]) }
+                        if let found = table.find(other.keys[id]) { remap[id] = found }
+                    }
+                }
+            }
+        }
+        let added = remap.indices.filter { remap[$0] == missing }
+        keys.reserveCapacity(count + added.count)
+        for (i, id) in added.enumerated() {
+            if i + 8 < added.count { prefetch(other.keys[added[i + 8]]) }
             remap[id] = intern(other.keys[id])
         }
         return remap
