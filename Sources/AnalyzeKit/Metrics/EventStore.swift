@@ -349,25 +349,36 @@ struct EventStore {
 /// events, 16 000 faults, about a fifth of settling's time), a reused one
 /// only its zeroing. As many exist at once as shards settle at once (one per
 /// thread), each as large as the largest shard it served.
-private final class SettlingIndexes: Sendable {
+private final class SettlingIndexes: @unchecked Sendable {
     /// One index's memory; used by one shard at a time.
-    final class Index: @unchecked Sendable {
+    final class Index {
         var buffer = UnsafeMutableBufferPointer<UInt64>(start: nil, count: 0)
     }
 
-    private let idle = Mutex<[Index]>([])
+    // A pthread mutex (`NSLock`), which ThreadSanitizer sees order the
+    // hand-over of an index between threads.
+    private let lock = NSLock()
+    private var idle: [Index] = []
 
     /// An index no other shard is using (a new, empty one when none is idle).
-    func take() -> Index { idle.withLock { $0.popLast() } ?? Index() }
+    func take() -> Index {
+        lock.lock()
+        defer { lock.unlock() }
+        return idle.popLast() ?? Index()
+    }
 
-    func give(_ index: Index) { idle.withLock { $0.append(index) } }
+    func give(_ index: Index) {
+        lock.lock()
+        idle.append(index)
+        lock.unlock()
+    }
 
     /// Frees every index; call once every shard has given its index back.
     func free() {
-        idle.withLock { indexes in
-            for index in indexes { index.buffer.deallocate() }
-            indexes = []
-        }
+        lock.lock()
+        defer { lock.unlock() }
+        for index in idle { index.buffer.deallocate() }
+        idle = []
     }
 }
 
@@ -571,4 +582,4 @@ struct EventShard {
 
 import CSupport
 import Dispatch
-import Synchronization
+import Foundation  // NSLock
