@@ -346,7 +346,7 @@ struct EventStore {
 
 /// The lookup indexes of the shards being settled, reused from one shard to
 /// the next: a fresh index per shard cost a page fault per 4 KiB (at 5 M
-/// events, 16 000 faults, about a fifth of settling's time), a reused one
+/// events, 16 000 faults, about a third of settling's time), a reused one
 /// only its zeroing. As many exist at once as shards settle at once (one per
 /// thread), each as large as the largest shard it served.
 private final class SettlingIndexes: @unchecked Sendable {
