@@ -323,9 +323,9 @@ struct EventStore {
         let indexes = SettlingIndexes()
         defer { indexes.free() }
         forEachShardConcurrently { _, shard in
-            let slots = indexes.take()
-            defer { indexes.give(slots) }
-            shard.settle(in: &slots.buffer)
+            var index = indexes.take()
+            shard.settle(in: &index)
+            indexes.give(index)
         }
     }
 
@@ -350,24 +350,21 @@ struct EventStore {
 /// only its zeroing. As many exist at once as shards settle at once (one per
 /// thread), each as large as the largest shard it served.
 private final class SettlingIndexes: @unchecked Sendable {
-    /// One index's memory; used by one shard at a time.
-    final class Index {
-        var buffer = UnsafeMutableBufferPointer<UInt64>(start: nil, count: 0)
-    }
-
     // A pthread mutex (`NSLock`), which ThreadSanitizer sees order the
     // hand-over of an index between threads.
     private let lock = NSLock()
-    private var idle: [Index] = []
+    /// Indexes' memory no shard is using.
+    private var idle: [UnsafeMutableBufferPointer<UInt64>] = []
 
-    /// An index no other shard is using (a new, empty one when none is idle).
-    func take() -> Index {
+    /// Memory for an index no other shard is using (none allocated yet when
+    /// none is idle: ``EventShard/settle(in:)`` allocates it).
+    func take() -> UnsafeMutableBufferPointer<UInt64> {
         lock.lock()
         defer { lock.unlock() }
-        return idle.popLast() ?? Index()
+        return idle.popLast() ?? UnsafeMutableBufferPointer(start: nil, count: 0)
     }
 
-    func give(_ index: Index) {
+    func give(_ index: UnsafeMutableBufferPointer<UInt64>) {
         lock.lock()
         idle.append(index)
         lock.unlock()
@@ -377,7 +374,7 @@ private final class SettlingIndexes: @unchecked Sendable {
     func free() {
         lock.lock()
         defer { lock.unlock() }
-        for index in idle { index.buffer.deallocate() }
+        for index in idle { index.deallocate() }
         idle = []
     }
 }
@@ -389,7 +386,7 @@ private final class SettlingIndexes: @unchecked Sendable {
 /// 512 KiB, so a handle names both), which never copy as they grow or merge.
 /// The chunk each copy came from is kept once per run of copies from one
 /// chunk (a few hundred copies per run at the default chunk size), and
-/// looked up only for the copies of an event met twice. ``settle()`` reads
+/// looked up only for the copies of an event met twice. ``settle(in:)`` reads
 /// the keys alone and looks every copy up once, in an index built for that
 /// moment at its final size: open addressing (linear probing, ≤ 2/3 load)
 /// over 8-byte slots holding 32 bits of the key (the tag) beside the
@@ -399,7 +396,7 @@ private final class SettlingIndexes: @unchecked Sendable {
 struct EventShard {
     typealias Handle = SegmentedArray<EventRecord>.Handle
 
-    /// Kept records, and (after ``settle()``) removed ones that every scan
+    /// Kept records, and (after ``settle(in:)``) removed ones that every scan
     /// skips.
     private(set) var records = SegmentedArray<EventRecord>()
     /// Beside each record (same handle): its key and fingerprint, until
@@ -414,7 +411,7 @@ struct EventShard {
     /// Every copy that lost to an earlier one.
     private(set) var dropped: [DroppedCopy] = []
     /// How many of `dropped` differ from the copy kept (as of the last
-    /// ``settle()``).
+    /// ``settle(in:)``).
     private(set) var conflictingDuplicates = 0
 
     /// A run of copies from one chunk: its first handle and the chunk's sequence number.
@@ -494,15 +491,10 @@ struct EventShard {
     /// Settling is idempotent, and records adopted from a settled shard are
     /// settled again with the rest: each was kept there, but may be a copy
     /// of one kept here.
-    mutating func settle() {
-        var index = UnsafeMutableBufferPointer<UInt64>(start: nil, count: 0)
-        defer { index.deallocate() }
-        settle(in: &index)
-    }
-
-    /// ``settle()`` with `index` as the memory of its lookup index: grown
-    /// (reallocated) when smaller than this shard needs, zeroed, and left
-    /// allocated for the caller to reuse or free.
+    ///
+    /// `index` is the memory of the lookup index: grown (reallocated) when
+    /// smaller than this shard needs, zeroed, and left allocated for the
+    /// caller to reuse or free.
     mutating func settle(in index: inout UnsafeMutableBufferPointer<UInt64>) {
         precondition(copies.count == records.count, "a store settled after releaseCopies()")
         var size = 256
