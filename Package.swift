@@ -9,6 +9,40 @@ import PackageDescription
 let useISAL = ProcessInfo.processInfo.environment["ANALYZE_INFLATER"] != "zlib"
     && FileManager.default.fileExists(atPath: "/usr/include/isa-l/igzip_lib.h")
 
+// The release `analyze` links the Swift runtime and Foundation statically when the
+// toolchain beside the `swift` on PATH has them (`lib/swift_static`) and its `ld.lld`:
+// no flag needed. It then starts in about 4 ms instead of 10 and has about 6 MB less
+// resident (the shared libraries' pages), and runs without the toolchain's libraries.
+// lld because GNU gold warns about a `mktemp` inside static Foundation. Debug builds
+// and tests stay dynamic (XCTest links Foundation dynamically). ANALYZE_STDLIB=dynamic
+// turns it off (a fresh --scratch-path, as for ANALYZE_INFLATER).
+let staticStdlib: Bool = {
+    let environment = ProcessInfo.processInfo.environment
+    guard environment["ANALYZE_STDLIB"] != "dynamic" else { return false }
+    let files = FileManager.default
+    for directory in (environment["PATH"] ?? "").split(separator: ":") {
+        let swift = URL(fileURLWithPath: String(directory)).appendingPathComponent("swift")
+        guard files.isExecutableFile(atPath: swift.path) else { continue }
+        let bin = swift.resolvingSymlinksInPath().deletingLastPathComponent()
+        let staticLibraries = bin.deletingLastPathComponent().appendingPathComponent("lib/swift_static/linux")
+        return files.fileExists(atPath: staticLibraries.appendingPathComponent("libFoundation.a").path)
+            && files.isExecutableFile(atPath: bin.appendingPathComponent("ld.lld").path)
+    }
+    return false
+}()
+
+/// Settings of the release `analyze` for a static Swift runtime and Foundation.
+/// With `-static-stdlib` on its own, the link misses static Foundation's
+/// dependencies (AnalyzeKit is compiled against the shared modules, whose
+/// autolink entries name only the shared libraries), so they are named here.
+let staticRelease = BuildSettingCondition.when(configuration: .release)
+let analyzeSwiftSettings: [SwiftSetting] = staticStdlib ? [.unsafeFlags(["-static-stdlib"], staticRelease)] : []
+let analyzeLinkerSettings: [LinkerSetting] = staticStdlib
+    ? [.unsafeFlags(["-static-stdlib", "-use-ld=lld"], staticRelease)]
+        + ["FoundationEssentials", "FoundationInternationalization", "CoreFoundation", "_FoundationCShims",
+           "_FoundationCollections", "_FoundationICU"].map { .linkedLibrary($0, staticRelease) }
+    : []
+
 let package = Package(
     name: "analyze",
     products: [
@@ -35,7 +69,9 @@ let package = Package(
             swiftSettings: useISAL ? [.define("ANALYZE_ISAL")] : []
         ),
         // The thin command-line front end.
-        .executableTarget(name: "analyze", dependencies: ["AnalyzeKit"]),
+        .executableTarget(
+            name: "analyze", dependencies: ["AnalyzeKit"],
+            swiftSettings: analyzeSwiftSettings, linkerSettings: analyzeLinkerSettings),
         // Deterministic, seeded synthetic exports for tests, samples and benchmarks.
         .target(name: "EventGenerator", dependencies: ["CZlib"]),
         .executableTarget(name: "generate-events", dependencies: ["EventGenerator"]),
