@@ -173,7 +173,8 @@ struct EventCopy {
     func isCopy(of other: EventCopy) -> Bool { keyLow == other.keyLow && keyHigh == other.keyHigh }
 }
 
-/// A copy that lost to an earlier one, whole.
+/// A copy that lost to an earlier one, whole (as it was before settling
+/// marked it removed).
 struct DroppedCopy {
     var record: EventRecord
     var copy: EventCopy
@@ -293,10 +294,12 @@ struct EventStore {
         for shard in shards { shard.records.forEachSegment(body) }
     }
 
-    /// Every dropped duplicate, shard by shard.
-    var dropped: FlattenSequence<LazyMapSequence<[EventShard], [DroppedCopy]>> {
-        shards.lazy.map(\.dropped).joined()
-    }
+    /// How many copies settling dropped, as duplicates of a kept one.
+    var droppedCount: Int { shards.reduce(0) { $0 + $1.droppedCount } }
+
+    /// Every dropped duplicate, shard by shard, whole; only until
+    /// ``releaseCopies()``.
+    var dropped: [DroppedCopy] { shards.flatMap(\.dropped) }
 
     /// Takes every record of `other` in, mapping each through `remap`; the
     /// shards run concurrently, and records are not copied (see
@@ -408,11 +411,40 @@ struct EventShard {
     private var lastSequence = -1
     /// Kept records, counting the unsettled ones.
     private(set) var count = 0
-    /// Every copy that lost to an earlier one.
-    private(set) var dropped: [DroppedCopy] = []
+    /// Every copy that lost to an earlier one: its record and copy stay in
+    /// place, marked removed, and this keeps the two fields the marks
+    /// overwrote (12 bytes per dropped copy instead of the 40 of both whole,
+    /// which an input read twice needs for every line).
+    private var droppedEntries: [DroppedEntry] = []
     /// How many of `dropped` differ from the copy kept (as of the last
     /// ``settle(in:)``).
     private(set) var conflictingDuplicates = 0
+
+    /// A dropped copy: its handle, and its record's nanoseconds and its
+    /// fingerprint from before they were overwritten with the marks of a
+    /// removed copy.
+    private struct DroppedEntry {
+        var handle: UInt32
+        var nanoseconds: UInt32
+        var fingerprint: UInt32
+    }
+
+    /// How many copies settling dropped.
+    var droppedCount: Int { droppedEntries.count }
+
+    /// The dropped copies, whole (only until ``releaseCopies()``).
+    var dropped: [DroppedCopy] { droppedEntries.map(droppedCopy) }
+
+    /// The record and copy of a dropped copy as they were before settling
+    /// marked them removed.
+    private func droppedCopy(_ entry: DroppedEntry) -> DroppedCopy {
+        let handle = Int(entry.handle)
+        var record = records[handle]
+        var copy = copies[handle]
+        record.nanoseconds = entry.nanoseconds
+        copy.fingerprint = entry.fingerprint
+        return DroppedCopy(record: record, copy: copy)
+    }
 
     /// A run of copies from one chunk: its first handle and the chunk's sequence number.
     private struct ChunkRun {
@@ -462,24 +494,25 @@ struct EventShard {
         var other = other
         var incoming = other.records
         let incomingCopies = other.copies
-        let incomingDropped = other.dropped
+        let incomingDropped = other.droppedEntries
         let incomingRuns = other.chunkRuns
         precondition(copies.count == records.count && incomingCopies.count == incoming.count,
                      "a store merged after releaseCopies()")
         count += other.count
         other = EventShard()
-        incoming.updateEach { record in
-            if !record.isRemoved { record = remap(record) }
-        }
+        // Removed records too: the dropped copies they stand for are compared
+        // with kept ones after this merge.
+        incoming.updateEach { record in record = remap(record) }
         let base = records.adoptionBase
+        precondition(base + incoming.count < Int(UInt32.max), "too many records in one shard")
         chunkRuns += incomingRuns.lazy.map { ChunkRun(start: $0.start + base, sequence: $0.sequence) }
         lastSequence = -1
         records.adopt(consume incoming)
         copies.adopt(consume incomingCopies)
-        dropped.reserveCapacity(dropped.count + incomingDropped.count)
+        droppedEntries.reserveCapacity(droppedEntries.count + incomingDropped.count)
         for var entry in incomingDropped {
-            entry.record = remap(entry.record)
-            dropped.append(entry)
+            entry.handle += UInt32(base)
+            droppedEntries.append(entry)
         }
     }
 
@@ -527,7 +560,9 @@ struct EventShard {
                     // was met before `handle`.
                     let keepsLater = sequence(of: handle) < sequence(of: first)
                     let loser = keepsLater ? first : handle
-                    dropped.append(DroppedCopy(record: records[loser], copy: copies[loser]))
+                    droppedEntries.append(DroppedEntry(
+                        handle: UInt32(loser), nanoseconds: records[loser].nanoseconds,
+                        fingerprint: copies[loser].fingerprint))
                     records[loser].nanoseconds = EventRecord.removedNanoseconds
                     copies[loser].fingerprint = EventCopy.removedFingerprint
                     if keepsLater { slots[slot] = Self.slot(tag: copy.keyHigh, handle: handle) }
@@ -540,11 +575,12 @@ struct EventShard {
         conflictingDuplicates = 0
         do {
             let slots = UnsafeBufferPointer(slots)
-            for entry in dropped {
-                guard let handle = probe(entry.copy, in: slots, mask: mask).kept else {
+            for entry in droppedEntries {
+                let dropped = droppedCopy(entry)
+                guard let handle = probe(dropped.copy, in: slots, mask: mask).kept else {
                     preconditionFailure("a dropped copy without a kept one")
                 }
-                if !records[handle].hasSameContent(as: entry.record, copies: (copies[handle], entry.copy)) {
+                if !records[handle].hasSameContent(as: dropped.record, copies: (copies[handle], dropped.copy)) {
                     conflictingDuplicates += 1
                 }
             }

@@ -29,7 +29,7 @@ public struct QualityReport: Equatable, Sendable {
         rejectedByReason = partial.rejectCounts
         let store = partial.store
         events = store.count
-        duplicates = store.dropped.count
+        duplicates = store.droppedCount
         conflictingDuplicates = store.conflictingDuplicates
         var byType = [Int](repeating: 0, count: EventType.allCases.count)
         var first: Instant?, last: Instant?
