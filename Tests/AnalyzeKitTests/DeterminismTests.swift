@@ -188,4 +188,64 @@ final class DeterminismTests: XCTestCase {
         XCTAssertEqual(result.quality.duplicates, 2)
         XCTAssertEqual(result.quality.conflictingDuplicates, 1)
     }
+
+    /// An identity event whose `event_id` is a lowercase UUID keeps only the
+    /// 16 bytes the id spells until settling (a bare copy), and is keyed by
+    /// them; any other event with a lowercase UUID id is keyed the same way.
+    /// So copies of one id are duplicates whatever their types, spellings
+    /// (escapes) and partials, and the ids moved out at settling still order
+    /// ties. Every line in its own chunk, chunks spread over partials.
+    /// (Regression: the store chose a copy's shard from its first bytes, so a
+    /// bare copy and another type's copy of the same id were never compared.)
+    func testLowercaseUUIDIDsAreDuplicatesWhateverTheTypePartialAndSpelling() throws {
+        let u = "0a1b2c3d-0000-4000-8000-00000000000a"
+        let escaped = "\\u0030a1b2c3d-0000-4000-8000-00000000000a"  // the same id, its first digit escaped
+        // Device d9: three identity events at one instant, listed against
+        // their ids' order. By id (a < b < c): a (pA), b (pA, no switch),
+        // c (pB, a logout switch). In line order b would be a switch too.
+        // c's last 8 digits are ffffffff (the bytes where a keyed copy has
+        // its fingerprint).
+        let a = "00000000-0000-4000-8000-000000000001"
+        let b = "7fffffff-0000-4000-8000-000000000002"
+        let c = "c0000000-0000-4000-8000-00ffffffffff"
+        let lines = [
+            event(u, "sdk_activate", "2026-11-01T00:00:00Z", device: "d1", profile: "p1"),
+            event(c, "logout", "2026-11-01T05:00:00Z", device: "d9", profile: "pB"),
+            event(u, "sdk_activate", "2026-11-01T00:00:00Z", device: "d1", profile: "p1"),
+            event(b, "identify", "2026-11-01T05:00:00Z", device: "d9", profile: "pA", cuid: "u9"),
+            event(u, "paywall_shown", "2026-11-01T00:00:00Z", device: "d1", profile: "p1"),
+            event(escaped, "sdk_activate", "2026-11-01T00:00:00Z", device: "d1", profile: "p1"),
+            event(a, "sdk_activate", "2026-11-01T05:00:00Z", device: "d9", profile: "pA"),
+            event(u.uppercased(), "sdk_activate", "2026-11-01T00:00:00Z", device: "d2", profile: "p2"),
+            event(c, "logout", "2026-11-01T05:00:00Z", device: "d9", profile: "pB"),
+        ]
+        let text = Array(lines.joined(separator: "\n").utf8) + [0x0A]
+        var rng = SplitMix64(5)
+        let chunks = Self.chunks(of: text, sizes: 1...1, using: &rng)
+        XCTAssertEqual(chunks.count, lines.count)
+        for workers in 1...4 {
+            for _ in 0..<8 {
+                var partials = (0..<workers).map { _ in PartialAggregate(maxLineBytes: 1 << 20, maxRejectRows: 10) }
+                for chunk in chunks.shuffled(using: &rng) { partials[Int.random(in: 0..<workers, using: &rng)].consume(chunk) }
+                partials.shuffle(using: &rng)
+                var merged = partials.removeFirst()
+                for partial in partials { merged.merge(partial) }
+                let result = AnalysisResult(
+                    merged: merged, files: [InputFile(displayName: "x", location: .standardInput)],
+                    bytesRead: 0, bytesDecoded: 0, timeZone: .utc)
+                // u (kept: the first), its copy, its other type (a conflict), its
+                // escaped spelling; U (another id); a, b, c and c again.
+                XCTAssertEqual(result.quality.lines, 9)
+                XCTAssertEqual(result.quality.events, 5, "\(workers) partials")
+                XCTAssertEqual(result.quality.duplicates, 4, "\(workers) partials")
+                XCTAssertEqual(result.quality.conflictingDuplicates, 1, "\(workers) partials")
+                XCTAssertEqual(
+                    String(decoding: result.profileSwitchesCSV(), as: UTF8.self),
+                    "date,trigger,switches,devices\n2026-11-01,logout,1,1\n", "\(workers) partials")
+                XCTAssertEqual(
+                    String(decoding: result.installsCSV(), as: UTF8.self),
+                    "date,by_device_id,by_customer_user_id,by_profile_id\n2026-11-01,3,1,4\n", "\(workers) partials")
+            }
+        }
+    }
 }

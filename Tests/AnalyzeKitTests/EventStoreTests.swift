@@ -41,7 +41,7 @@ final class EventStoreTests: XCTestCase {
                                              device: UInt32(keys[id] + target), profile: 0,
                                              customerUser: 0, type: .identify)
                     stores[target].append(record, copy: EventCopy(key: key(keys[id]), fingerprint: UInt64(keys[id])),
-                                          sequence: sequence)
+                                          key: key(keys[id]), sequence: sequence)
                 }
             }
             // Copies are numbered in input order, so the earliest has the smallest id.
@@ -92,16 +92,26 @@ final class EventStoreTests: XCTestCase {
         }
     }
 
-    /// A copy's 64-bit fingerprint is folded to 32 bits: both halves count,
-    /// and no fingerprint folds to the mark of a removed copy.
-    func testFingerprintsFoldBothHalvesAndNeverMarkACopyRemoved() {
+    /// A copy's 64-bit fingerprint is folded to 32 bits: both halves count.
+    func testFingerprintsFoldBothHalves() {
         let key = key(1)
-        for fingerprint: UInt64 in [0xFFFF_FFFF_0000_0000, 0x0000_0000_FFFF_FFFF, 0x1234_5678_EDCB_A987] {
-            XCTAssertFalse(EventCopy(key: key, fingerprint: fingerprint).isRemoved, "\(fingerprint)")
-        }
         let base = EventCopy(key: key, fingerprint: 0x0000_0001_0000_0000).fingerprint
         XCTAssertNotEqual(base, EventCopy(key: key, fingerprint: 0x0000_0002_0000_0000).fingerprint, "high half")
         XCTAssertNotEqual(base, EventCopy(key: key, fingerprint: 0x0000_0001_0000_0001).fingerprint, "low half")
+        XCTAssertEqual(EventCopy(key: key, fingerprint: 0).fingerprint, EventCopy.noContent)
+    }
+
+    /// A bare copy gives back the 16 bytes it was made of, every bit of both
+    /// words (the second word spans the fields a keyed copy uses for the
+    /// key's top bits and the fingerprint).
+    func testBareCopiesKeepEveryBitOfTheirID() {
+        var rng = SplitMix64(3)
+        for packed in [(UInt64(0), UInt64(0)), (~UInt64(0), ~UInt64(0)), (0x0123_4567_89AB_CDEF, 0xFFFF_FFFF_0000_0001)]
+            + (0..<100).map({ _ in (rng.next(), rng.next()) }) {
+            let back = EventCopy(packedID: packed).packedID
+            XCTAssertEqual(back.0, packed.0)
+            XCTAssertEqual(back.1, packed.1)
+        }
     }
 }
 

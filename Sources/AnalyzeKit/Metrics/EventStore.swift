@@ -7,6 +7,20 @@ struct EventKey: Hashable {
     init(_ eventID: UnsafeRawBufferPointer) {
         (low, high) = ByteHash.hashPair(eventID, seeds: (0x243f_6a88_85a3_08d3, 0x1319_8a2e_0370_7344))
     }
+
+    /// The key of an `event_id` that is a lowercase canonical UUID, from the
+    /// 16 bytes it spells (``PackedUUID``), so that settling can compute it
+    /// again from those bytes, all that a bare copy keeps (``EventCopy``).
+    /// Every other `event_id` hashes its own bytes (``init(_:)``): the same
+    /// text always takes the same way, and another text is another event.
+    init(packedLowercaseUUID packed: (UInt64, UInt64)) {
+        (low, high) = withUnsafeBytes(of: packed) {
+            ByteHash.hashPair($0, seeds: (0xa409_3822_299f_31d0, 0x4528_21e6_38d0_1377))
+        }
+    }
+
+    /// The 32 bits of the high half a copy keeps (``EventCopy/keyHigh``).
+    var copyHigh: UInt32 { UInt32(truncatingIfNeeded: high >> 32) }
 }
 
 /// One accepted event, reduced to what the metrics read (24 bytes).
@@ -134,10 +148,10 @@ struct EventRecord {
 
     /// Whether a dropped duplicate differs from the kept one in anything the
     /// metrics read (SPEC §2, conflicting duplicates), given both copies.
-    func hasSameContent(as other: EventRecord, copies: (EventCopy, EventCopy)) -> Bool {
+    func hasSameContent(as other: EventRecord, fingerprints: (UInt32, UInt32)) -> Bool {
         type == other.type && seconds == other.seconds && nanoseconds == other.nanoseconds
             && device == other.device && profile == other.profile && customerUser == other.customerUser
-            && copies.0.fingerprint == copies.1.fingerprint
+            && fingerprints.0 == fingerprints.1
     }
 }
 
@@ -145,6 +159,15 @@ struct EventRecord {
 /// ``EventRecord`` does not hold (the action's, or an unknown type's
 /// spelling): what settling duplicates reads (16 bytes). Which chunk the
 /// copy came from is kept per run of records (``EventShard``), not per copy.
+///
+/// A *bare* copy, that of an identity event whose `event_id` is a lowercase
+/// UUID (its record's `hasBareID`), holds instead the 16 bytes the id spells
+/// (``init(packedID:)``): its key is ``EventKey/init(packedLowercaseUUID:)``
+/// of them, identity events have no content fingerprint, and settling moves
+/// those bytes to the partial's bare ids, which order ties, before the copies
+/// are freed. So such an event keeps 16 bytes until then, not 32 (key and
+/// fingerprint, and its id apart). Only ``EventShard`` tells the two kinds
+/// apart, by the record.
 struct EventCopy {
     /// The low half of the event's ``EventKey``.
     var keyLow: UInt64
@@ -152,25 +175,35 @@ struct EventCopy {
     /// the index tag). With `keyLow`, 96 bits of key: two distinct ids
     /// among 10⁹ events share them with a probability below 10⁻¹¹.
     var keyHigh: UInt32
-    /// The content fingerprint folded to 32 bits (never
-    /// ``removedFingerprint``). Two copies whose records are equal but whose
-    /// actions differ are taken for equal with a probability of 2⁻³², once per
-    /// such pair: the count of conflicting duplicates may then be one short.
+    /// The content fingerprint folded to 32 bits. Two copies whose records
+    /// are equal but whose actions differ are taken for equal with a
+    /// probability of 2⁻³², once per such pair: the count of conflicting
+    /// duplicates may then be one short.
     var fingerprint: UInt32
 
     init(key: EventKey, fingerprint: UInt64) {
         keyLow = key.low
-        keyHigh = UInt32(truncatingIfNeeded: key.high >> 32)
-        let folded = UInt32(truncatingIfNeeded: fingerprint ^ fingerprint >> 32)
-        self.fingerprint = folded == Self.removedFingerprint ? folded - 1 : folded
+        keyHigh = key.copyHigh
+        self.fingerprint = Self.fold(fingerprint)
     }
 
-    /// The fingerprint of a copy that settling removed (see ``EventRecord/isRemoved``).
-    static let removedFingerprint = UInt32.max
+    /// A bare copy: the 16 bytes of a lowercase UUID `event_id`.
+    init(packedID: (UInt64, UInt64)) {
+        keyLow = packedID.0
+        keyHigh = UInt32(truncatingIfNeeded: packedID.1)
+        fingerprint = UInt32(truncatingIfNeeded: packedID.1 >> 32)
+    }
 
-    var isRemoved: Bool { fingerprint == Self.removedFingerprint }
+    /// A bare copy's 16 bytes.
+    var packedID: (UInt64, UInt64) { (keyLow, UInt64(keyHigh) | UInt64(fingerprint) << 32) }
 
-    func isCopy(of other: EventCopy) -> Bool { keyLow == other.keyLow && keyHigh == other.keyHigh }
+    /// A 64-bit content fingerprint folded to the 32 bits a copy keeps.
+    static func fold(_ fingerprint: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: fingerprint ^ fingerprint >> 32) }
+
+    /// The folded fingerprint of an event without content beyond its record
+    /// (``ParsedEvent/contentFingerprint`` 0): that of every identity event,
+    /// so of every bare copy.
+    static let noContent = fold(0)
 }
 
 /// A copy that lost to an earlier one, whole (as it was before settling
@@ -267,9 +300,20 @@ struct EventStore {
     /// Adds a copy of an event, from the chunk numbered `sequence`;
     /// duplicates are settled by ``settle()``.
     @inline(__always)
-    mutating func append(_ record: EventRecord, copy: EventCopy, sequence: Int) {
-        shards[Int(truncatingIfNeeded: copy.keyHigh >> 28)].append(record, copy: copy, sequence: sequence)
+    mutating func append(_ record: EventRecord, copy: EventCopy, key: EventKey, sequence: Int) {
+        append(record, copy: copy, shard: Self.shard(of: key), sequence: sequence)
     }
+
+    /// Adds a copy of an event whose key's shard is `shard` (``shard(of:)``).
+    @inline(__always)
+    mutating func append(_ record: EventRecord, copy: EventCopy, shard: Int, sequence: Int) {
+        shards[shard].append(record, copy: copy, sequence: sequence)
+    }
+
+    /// The shard of an event's key: its top four bits (a bare copy does not
+    /// hold its key, so the caller keeps the shard).
+    @inline(__always)
+    static func shard(of key: EventKey) -> Int { Int(truncatingIfNeeded: key.high >> 60) }
 
     /// Kept events (before ``settle()``: every record appended or adopted).
     var count: Int { shards.reduce(0) { $0 + $1.count } }
@@ -334,8 +378,23 @@ struct EventStore {
 
     /// Frees what only settling reads (16 bytes per record), after the last
     /// ``settle()``: the store can then be scanned, not merged or settled.
-    mutating func releaseCopies() {
-        for i in shards.indices { shards[i].releaseCopies() }
+    /// Returns the ids that bare copies held (``EventCopy/init(packedID:)``),
+    /// each bare record's extra now its index there; shards run concurrently,
+    /// each freeing its copies once its ids are out.
+    @discardableResult
+    mutating func releaseCopies() -> [PackedID] {
+        var starts: [Int] = []
+        var total = 0
+        for shard in shards {
+            starts.append(total)
+            total += shard.bareCount
+        }
+        let bases = starts
+        return [PackedID](unsafeUninitializedCapacity: total) { ids, initialized in
+            nonisolated(unsafe) let ids = ids
+            forEachShardConcurrently { i, shard in shard.releaseCopies(movingBareIDsTo: ids, from: bases[i]) }
+            initialized = total
+        }
     }
 
     /// Calls `body` with each shard's index and the shard, concurrently.
@@ -412,21 +471,22 @@ struct EventShard {
     /// Kept records, counting the unsettled ones.
     private(set) var count = 0
     /// Every copy that lost to an earlier one: its record and copy stay in
-    /// place, marked removed, and this keeps the two fields the marks
-    /// overwrote (12 bytes per dropped copy instead of the 40 of both whole,
+    /// place, the record marked removed, and this keeps the field the mark
+    /// overwrote (8 bytes per dropped copy instead of the 40 of both whole,
     /// which an input read twice needs for every line).
     private var droppedEntries: [DroppedEntry] = []
+    /// Records appended with a bare copy (``EventCopy/init(packedID:)``),
+    /// removed ones included: the room their ids take when moved out.
+    private(set) var bareCount = 0
     /// How many of `dropped` differ from the copy kept (as of the last
     /// ``settle(in:)``).
     private(set) var conflictingDuplicates = 0
 
-    /// A dropped copy: its handle, and its record's nanoseconds and its
-    /// fingerprint from before they were overwritten with the marks of a
-    /// removed copy.
+    /// A dropped copy: its handle, and its record's nanoseconds from before
+    /// they were overwritten with the mark of a removed record.
     private struct DroppedEntry {
         var handle: UInt32
         var nanoseconds: UInt32
-        var fingerprint: UInt32
     }
 
     /// How many copies settling dropped.
@@ -438,12 +498,35 @@ struct EventShard {
     /// The record and copy of a dropped copy as they were before settling
     /// marked them removed.
     private func droppedCopy(_ entry: DroppedEntry) -> DroppedCopy {
-        let handle = Int(entry.handle)
-        var record = records[handle]
-        var copy = copies[handle]
+        var record = records[Int(entry.handle)]
         record.nanoseconds = entry.nanoseconds
-        copy.fingerprint = entry.fingerprint
-        return DroppedCopy(record: record, copy: copy)
+        return DroppedCopy(record: record, copy: copies[Int(entry.handle)])
+    }
+
+    /// The part of an ``EventKey`` a copy keeps: 96 bits.
+    private struct CopyKey: Equatable {
+        var low: UInt64
+        var high: UInt32
+    }
+
+    /// The key of the copy at `handle` (computed from the id for a bare copy).
+    @inline(__always)
+    private func key(at handle: Handle) -> CopyKey {
+        Self.key(of: copies[handle], bare: records[handle].hasBareID)
+    }
+
+    /// The key of `copy`, a bare copy when `bare`.
+    @inline(__always)
+    private static func key(of copy: EventCopy, bare: Bool) -> CopyKey {
+        guard bare else { return CopyKey(low: copy.keyLow, high: copy.keyHigh) }
+        let key = EventKey(packedLowercaseUUID: copy.packedID)
+        return CopyKey(low: key.low, high: key.copyHigh)
+    }
+
+    /// The folded content fingerprint of the copy at `handle`.
+    @inline(__always)
+    private func fingerprint(at handle: Handle) -> UInt32 {
+        records[handle].hasBareID ? EventCopy.noContent : copies[handle].fingerprint
     }
 
     /// A run of copies from one chunk: its first handle and the chunk's sequence number.
@@ -468,6 +551,7 @@ struct EventShard {
         let handle = records.append(record)
         copies.append(copy)
         count += 1
+        if record.hasBareID { bareCount += 1 }
         if sequence != lastSequence {
             chunkRuns.append(ChunkRun(start: handle, sequence: sequence))
             lastSequence = sequence
@@ -499,6 +583,7 @@ struct EventShard {
         precondition(copies.count == records.count && incomingCopies.count == incoming.count,
                      "a store merged after releaseCopies()")
         count += other.count
+        bareCount += other.bareCount
         other = EventShard()
         // Removed records too: the dropped copies they stand for are compared
         // with kept ones after this merge.
@@ -540,32 +625,37 @@ struct EventShard {
         slots.initialize(repeating: 0)
         let mask = size - 1
         var kept = 0
-        do {
+        withUnsafeTemporaryAllocation(of: CopyKey.self, capacity: Self.keyBlock) { keys in
             for range in copies.handleRanges(from: 0) {
-                for handle in range {
-                    // Each lookup probes a random slot: ask for the slot of a
-                    // copy a few places ahead.
-                    if handle + 8 < range.upperBound {
-                        analyze_prefetch(slots.baseAddress! + (Int(truncatingIfNeeded: copies[handle + 8].keyHigh) & mask))
+                var blockStart = range.lowerBound
+                while blockStart < range.upperBound {
+                    // A block's keys first (a bare copy's is hashed from its id),
+                    // asking for each one's slot; each lookup probes a random slot.
+                    let blockEnd = min(blockStart + Self.keyBlock, range.upperBound)
+                    let blockRecords = records.elements(in: blockStart..<blockEnd)
+                    let blockCopies = copies.elements(in: blockStart..<blockEnd)
+                    for i in blockRecords.indices {
+                        let key = Self.key(of: blockCopies[i], bare: blockRecords[i].hasBareID)
+                        keys[i] = key
+                        analyze_prefetch(slots.baseAddress! + (Int(truncatingIfNeeded: key.high) & mask))
                     }
-                    let copy = copies[handle]
-                    guard !copy.isRemoved else { continue }
-                    let (slot, first) = probe(copy, in: UnsafeBufferPointer(slots), mask: mask)
-                    guard let first else {
-                        slots[slot] = Self.slot(tag: copy.keyHigh, handle: handle)
-                        kept += 1
-                        continue
+                    for handle in blockStart..<blockEnd where !blockRecords[handle - blockStart].isRemoved {
+                        let key = keys[handle - blockStart]
+                        let (slot, first) = probe(key, in: UnsafeBufferPointer(slots), mask: mask)
+                        guard let first else {
+                            slots[slot] = Self.slot(tag: key.high, handle: handle)
+                            kept += 1
+                            continue
+                        }
+                        // Copies from one chunk are in handle order, and `first`
+                        // was met before `handle`.
+                        let keepsLater = sequence(of: handle) < sequence(of: first)
+                        let loser = keepsLater ? first : handle
+                        droppedEntries.append(DroppedEntry(handle: UInt32(loser), nanoseconds: records[loser].nanoseconds))
+                        records[loser].nanoseconds = EventRecord.removedNanoseconds
+                        if keepsLater { slots[slot] = Self.slot(tag: key.high, handle: handle) }
                     }
-                    // Copies from one chunk are in handle order, and `first`
-                    // was met before `handle`.
-                    let keepsLater = sequence(of: handle) < sequence(of: first)
-                    let loser = keepsLater ? first : handle
-                    droppedEntries.append(DroppedEntry(
-                        handle: UInt32(loser), nanoseconds: records[loser].nanoseconds,
-                        fingerprint: copies[loser].fingerprint))
-                    records[loser].nanoseconds = EventRecord.removedNanoseconds
-                    copies[loser].fingerprint = EventCopy.removedFingerprint
-                    if keepsLater { slots[slot] = Self.slot(tag: copy.keyHigh, handle: handle) }
+                    blockStart = blockEnd
                 }
             }
         }
@@ -576,33 +666,49 @@ struct EventShard {
         do {
             let slots = UnsafeBufferPointer(slots)
             for entry in droppedEntries {
-                let dropped = droppedCopy(entry)
-                guard let handle = probe(dropped.copy, in: slots, mask: mask).kept else {
+                let dropped = Int(entry.handle)
+                guard let handle = probe(key(at: dropped), in: slots, mask: mask).kept else {
                     preconditionFailure("a dropped copy without a kept one")
                 }
-                if !records[handle].hasSameContent(as: dropped.record, copies: (copies[handle], dropped.copy)) {
+                var record = records[dropped]
+                record.nanoseconds = entry.nanoseconds
+                if !records[handle].hasSameContent(as: record, fingerprints: (fingerprint(at: handle), fingerprint(at: dropped))) {
                     conflictingDuplicates += 1
                 }
             }
         }
     }
 
-    /// Where `copy`'s key is in the settling index `slots`: the handle of the
-    /// copy kept for it when indexed, else the free slot where it would go.
+    /// How many keys settling computes ahead of their lookups.
+    private static let keyBlock = 64
+
+    /// Where `key` is in the settling index `slots`: the handle of the copy
+    /// kept for it when indexed, else the free slot where it would go.
     @inline(__always)
-    private func probe(_ copy: EventCopy, in slots: UnsafeBufferPointer<UInt64>, mask: Int) -> (slot: Int, kept: Handle?) {
-        var slot = Int(truncatingIfNeeded: copy.keyHigh) & mask
+    private func probe(_ key: CopyKey, in slots: UnsafeBufferPointer<UInt64>, mask: Int) -> (slot: Int, kept: Handle?) {
+        var slot = Int(truncatingIfNeeded: key.high) & mask
         while true {
             let entry = slots[slot]
             if entry == 0 { return (slot, nil) }
             let handle = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
-            if entry >> 32 == UInt64(copy.keyHigh) && copies[handle].isCopy(of: copy) { return (slot, handle) }
+            if entry >> 32 == UInt64(key.high) && self.key(at: handle) == key { return (slot, handle) }
             slot = (slot + 1) & mask
         }
     }
 
-    /// See ``EventStore/releaseCopies()``.
-    mutating func releaseCopies() {
+    /// See ``EventStore/releaseCopies()``: each bare copy's id is first
+    /// written to `ids`, from `base` on, in handle order (``bareCount`` of
+    /// them), and its record's extra becomes its index there.
+    mutating func releaseCopies(movingBareIDsTo ids: UnsafeMutableBufferPointer<PackedID>, from base: Int) {
+        var next = base
+        let bareCopies = copies
+        records.updateEachWithHandle { handle, record in
+            guard record.hasBareID else { return }
+            (ids.baseAddress! + next).initialize(to: PackedID(bytes: bareCopies[handle].packedID))
+            record.extra = Int32(next)
+            next += 1
+        }
+        precondition(next - base == bareCount, "bare copies miscounted")
         copies = SegmentedArray(shift: records.shift)
         chunkRuns = []
     }

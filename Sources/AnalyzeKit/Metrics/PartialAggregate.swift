@@ -105,7 +105,9 @@ struct PartialAggregate {
     private(set) var extras = SegmentedArray<EventExtra>()
     /// The `event_id`s of identity events that are lowercase UUIDs, packed
     /// (16 bytes: no answer and no storage kind to record, unlike an extra).
-    private(set) var bareIDs = SegmentedArray<PackedID>()
+    /// Until ``settle()`` they are their events' copies in the store
+    /// (``EventCopy/init(packedID:)``), which then moves them here.
+    private(set) var bareIDs: [PackedID] = []
     private(set) var answers = SegmentedArray<AnswerRecord>()
     /// Each answer's options, as ids in `quizOptions`.
     private(set) var answerOptions = SegmentedArray<UInt32>()
@@ -216,7 +218,14 @@ struct PartialAggregate {
     /// 1.2 % of all instructions); its event's fields are read in place for
     /// the same reason.
     private mutating func record(at position: UInt64, from parser: inout EventParser) {
-        let key = parser.withBytes(of: parser.event.eventID) { EventKey($0) }
+        // A canonical UUID is kept as the 16 bytes it spells (when kept); a
+        // lowercase one is keyed by them (see ``EventKey``).
+        var packed: (UInt64, UInt64) = (0, 0)
+        let letterCase = parser.withBytes(of: parser.event.eventID) { id in
+            withUnsafeMutableBytes(of: &packed) { PackedUUID.pack(id, into: $0) }
+        }
+        let key = letterCase == .lower
+            ? EventKey(packedLowercaseUUID: packed) : parser.withBytes(of: parser.event.eventID) { EventKey($0) }
         var answer: Int32 = -1
         if parser.event.answerKind != .none, let onboarding = parser.event.onboardingID,
            let element = parser.event.elementID {
@@ -245,17 +254,16 @@ struct PartialAggregate {
         var extra: Int32 = -1
         var hasBareID = false
         if parser.event.type.isIdentityEvent || answer >= 0 {
-            parser.withBytes(of: parser.event.eventID) { id in
-                // A canonical UUID is kept as the 16 bytes it spells; an
-                // identity event's lowercase one alone, as a bare id.
-                var packed: (UInt64, UInt64) = (0, 0)
-                let letterCase = withUnsafeMutableBytes(of: &packed) { PackedUUID.pack(id, into: $0) }
-                if letterCase == .lower && answer < 0 {
-                    extra = Int32(bareIDs.append(PackedID(bytes: packed)))
-                    hasBareID = true
-                } else if let letterCase {
-                    extra = Int32(extras.append(EventExtra(packedID: packed, case: letterCase, answer: answer)))
-                } else {
+            if letterCase == .lower && answer < 0 {
+                // An identity event's lowercase UUID is its copy (a bare copy),
+                // until settling moves it to `bareIDs`. (Identity events have no
+                // content fingerprint, so a bare copy need not keep one.)
+                assert(parser.event.contentFingerprint == 0)
+                hasBareID = true
+            } else if let letterCase {
+                extra = Int32(extras.append(EventExtra(packedID: packed, case: letterCase, answer: answer)))
+            } else {
+                parser.withBytes(of: parser.event.eventID) { id in
                     let offset = eventIDs.append(contentsOf: id.assumingMemoryBound(to: UInt8.self))
                     extra = Int32(extras.append(EventExtra(idOffset: offset, idCount: Int32(id.count), answer: answer)))
                 }
@@ -289,10 +297,12 @@ struct PartialAggregate {
                 customerUser: 0,
                 type: parser.event.type,
                 hasBareID: hasBareID),
-            copy: EventCopy(key: key, fingerprint: parser.event.contentFingerprint),
+            copy: hasBareID
+                ? EventCopy(packedID: packed) : EventCopy(key: key, fingerprint: parser.event.contentFingerprint),
             device: identity(parser.event.deviceID, last: &lastIdentityBytes.device),
             profile: identity(parser.event.profileID, last: &lastIdentityBytes.profile),
-            customerUser: identity(parser.event.customerUserID, last: &lastIdentityBytes.customerUser)))
+            customerUser: identity(parser.event.customerUserID, last: &lastIdentityBytes.customerUser),
+            shard: UInt8(truncatingIfNeeded: EventStore.shard(of: key))))
         if pending.count == Self.batchSize { flushPending() }
     }
 
@@ -337,7 +347,7 @@ struct PartialAggregate {
             if event.device.isPresent { recentIdentities.device = record.device }
             if event.profile.isPresent { recentIdentities.profile = record.profile }
             if event.customerUser.isPresent { recentIdentities.customerUser = record.customerUser }
-            store.append(record, copy: event.copy, sequence: chunkSequence)
+            store.append(record, copy: event.copy, shard: Int(event.shard), sequence: chunkSequence)
         }
     }
 
@@ -372,7 +382,6 @@ struct PartialAggregate {
         // The other partial's side tables are renumbered in place, then
         // chained after ours: nothing is copied.
         let extraBase = Int32(extras.adoptionBase)
-        let bareBase = Int32(bareIDs.adoptionBase)
         let idBase = eventIDs.adoptionBase
         let answerBase = Int32(answers.adoptionBase)
         let optionBase = answerOptions.adoptionBase
@@ -380,9 +389,7 @@ struct PartialAggregate {
         var otherAnswers = other.answers
         var otherOptions = other.answerOptions
         let otherIDs = other.eventIDs
-        let otherBareIDs = other.bareIDs
-        (other.extras, other.answers, other.answerOptions, other.eventIDs, other.bareIDs) =
-            (.init(), .init(), .init(), .init(), .init())
+        (other.extras, other.answers, other.answerOptions, other.eventIDs) = (.init(), .init(), .init(), .init())
         otherExtras.updateEach { extra in
             if extra.packedCase == nil { extra.idOffset += idBase }
             if extra.answer >= 0 { extra.answer += answerBase }
@@ -396,7 +403,6 @@ struct PartialAggregate {
         otherOptions.updateEach { option in option = optionMap[Int(option)] }
         eventIDs.adopt(consume otherIDs)
         extras.adopt(consume otherExtras)
-        bareIDs.adopt(consume otherBareIDs)
         answers.adopt(consume otherAnswers)
         answerOptions.adopt(consume otherOptions)
         store.absorb(otherStore) { record in
@@ -404,7 +410,8 @@ struct PartialAggregate {
             if r.device != 0 { r.device = identityMap[Int(r.device - 1)] + 1 }
             if r.profile != 0 { r.profile = identityMap[Int(r.profile - 1)] + 1 }
             if r.customerUser != 0 { r.customerUser = identityMap[Int(r.customerUser - 1)] + 1 }
-            if r.extra >= 0 { r.extra += r.hasBareID ? bareBase : extraBase }
+            // A bare record has no extra until settling (its id is its copy).
+            if r.extra >= 0 { r.extra += extraBase }
             return r
         }
     }
@@ -425,7 +432,7 @@ struct PartialAggregate {
     mutating func settle() {
         trimRejectSample()
         store.settle()
-        store.releaseCopies()
+        bareIDs = store.releaseCopies()
         identities.releaseIndex()
         quizStrings.releaseIndex()
         quizOptions.releaseIndex()

@@ -11,6 +11,9 @@ struct PendingEvent {
     var device: PendingIdentity
     var profile: PendingIdentity
     var customerUser: PendingIdentity
+    /// The store's shard for the event's key (``EventStore/shard(of:)``), last:
+    /// it fits in the padding (88 bytes either way).
+    var shard: UInt8
 }
 
 /// An identity awaiting its id: its key, or a mark that it is absent or the

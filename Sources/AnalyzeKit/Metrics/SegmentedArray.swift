@@ -184,6 +184,22 @@ struct SegmentedArray<Element: BitwiseCopyable> {
         }
     }
 
+    /// The elements at `range`, one of ``handleRanges(from:)``'s (so within
+    /// one segment), valid until the array next changes.
+    @inline(__always)
+    func elements(in range: Range<Handle>) -> UnsafeBufferPointer<Element> {
+        UnsafeBufferPointer(start: address(range.lowerBound), count: range.count)
+    }
+
+    /// Changes every element in place, in handle order, with its handle.
+    mutating func updateEachWithHandle(_ body: (Handle, inout Element) -> Void) {
+        makeUnique()
+        for s in 0..<storage.segmentCount {
+            let base = table.unsafelyUnwrapped[s]
+            for i in 0..<length(ofSegment: s) { body(s << shift | i, &base[i]) }
+        }
+    }
+
     /// Calls `body` with each segment's elements, in order.
     ///
     /// Performance: a loop over the buffers runs at memory speed. (Records were
