@@ -76,7 +76,10 @@ report that accompanied this file):
          option list in order [(id, value, label)] for select (one) / multiSelect (the
          array as given, repeated ids included); other params.type -> empty list;
        onboarding_analytics: name, meta.onboardingId.
-     Option value/label: null == absent, but absent != "".
+     Option value/label: null, absent and "" are equal (all are written as empty
+     fields; docs/data-model.md). Until the fourteenth session this said
+     absent != "", against the binary's documented rule; an independent
+     generator (wild_exports.py) found the difference.
  Metrics
  13. events_<type> and unknown_event_type count KEPT events (after dedup), so
      events = sum(events_<type>) + unknown_event_type.
@@ -514,7 +517,8 @@ def action_summary(etype, action):
         raw = value
     else:
         raw = []
-    options = tuple((o.get("id"), _opt_str_value(o, "value"), _opt_str_value(o, "label"))
+    # An absent or null value/label equals "" (interpretation 12).
+    options = tuple((o.get("id"), _opt_str_value(o, "value") or "", _opt_str_value(o, "label") or "")
                     for o in raw)
     return ("state", action.get("elementId"), meta.get("onboardingId"), ptype, options)
 
