@@ -184,8 +184,9 @@ struct SegmentedArray<Element: BitwiseCopyable> {
         }
     }
 
-    /// The elements at `range`, one of ``handleRanges(from:)``'s (so within
-    /// one segment), valid until the array next changes.
+    /// The elements at `range`, which must lie within one of
+    /// ``handleRanges(from:)``'s ranges (one segment); valid until the array
+    /// next changes.
     @inline(__always)
     func elements(in range: Range<Handle>) -> UnsafeBufferPointer<Element> {
         UnsafeBufferPointer(start: address(range.lowerBound), count: range.count)
