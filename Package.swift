@@ -16,6 +16,12 @@ let useISAL = ProcessInfo.processInfo.environment["ANALYZE_INFLATER"] != "zlib"
 // lld because GNU gold warns about a `mktemp` inside static Foundation. Debug builds
 // and tests stay dynamic (XCTest links Foundation dynamically). ANALYZE_STDLIB=dynamic
 // turns it off (a fresh --scratch-path, as for ANALYZE_INFLATER).
+/// Static Foundation's own libraries, which the link must name (see below).
+let staticFoundationLibraries = [
+    "Foundation", "FoundationEssentials", "FoundationInternationalization", "CoreFoundation", "_FoundationCShims",
+    "_FoundationCollections", "_FoundationICU",
+]
+
 let staticStdlib: Bool = {
     let environment = ProcessInfo.processInfo.environment
     guard environment["ANALYZE_STDLIB"] != "dynamic" else { return false }
@@ -25,8 +31,12 @@ let staticStdlib: Bool = {
         guard files.isExecutableFile(atPath: swift.path) else { continue }
         let bin = swift.resolvingSymlinksInPath().deletingLastPathComponent()
         let staticLibraries = bin.deletingLastPathComponent().appendingPathComponent("lib/swift_static/linux")
-        return files.fileExists(atPath: staticLibraries.appendingPathComponent("libFoundation.a").path)
-            && files.isExecutableFile(atPath: bin.appendingPathComponent("ld.lld").path)
+        // Every library the link names, so that a toolchain laid out otherwise
+        // gets the dynamic build rather than a failing link.
+        let allPresent = (["swiftCore"] + staticFoundationLibraries).allSatisfy {
+            files.fileExists(atPath: staticLibraries.appendingPathComponent("lib\($0).a").path)
+        }
+        return allPresent && files.isExecutableFile(atPath: bin.appendingPathComponent("ld.lld").path)
     }
     return false
 }()
@@ -39,8 +49,7 @@ let staticRelease = BuildSettingCondition.when(configuration: .release)
 let analyzeSwiftSettings: [SwiftSetting] = staticStdlib ? [.unsafeFlags(["-static-stdlib"], staticRelease)] : []
 let analyzeLinkerSettings: [LinkerSetting] = staticStdlib
     ? [.unsafeFlags(["-static-stdlib", "-use-ld=lld"], staticRelease)]
-        + ["FoundationEssentials", "FoundationInternationalization", "CoreFoundation", "_FoundationCShims",
-           "_FoundationCollections", "_FoundationICU"].map { .linkedLibrary($0, staticRelease) }
+        + staticFoundationLibraries.dropFirst().map { .linkedLibrary($0, staticRelease) }
     : []
 
 let package = Package(
