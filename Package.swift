@@ -17,8 +17,8 @@ let useISAL = ProcessInfo.processInfo.environment["ANALYZE_INFLATER"] != "zlib"
 // and tests stay dynamic (XCTest links Foundation dynamically). ANALYZE_STDLIB=dynamic
 // turns it off (a fresh --scratch-path, as for ANALYZE_INFLATER).
 /// Static Foundation's own libraries, which the link must name (see below).
-let staticFoundationLibraries = [
-    "Foundation", "FoundationEssentials", "FoundationInternationalization", "CoreFoundation", "_FoundationCShims",
+let staticFoundationDependencies = [
+    "FoundationEssentials", "FoundationInternationalization", "CoreFoundation", "_FoundationCShims",
     "_FoundationCollections", "_FoundationICU",
 ]
 
@@ -33,7 +33,7 @@ let staticStdlib: Bool = {
         let staticLibraries = bin.deletingLastPathComponent().appendingPathComponent("lib/swift_static/linux")
         // Every library the link names, so that a toolchain laid out otherwise
         // gets the dynamic build rather than a failing link.
-        let allPresent = (["swiftCore"] + staticFoundationLibraries).allSatisfy {
+        let allPresent = (["swiftCore", "Foundation"] + staticFoundationDependencies).allSatisfy {
             files.fileExists(atPath: staticLibraries.appendingPathComponent("lib\($0).a").path)
         }
         return allPresent && files.isExecutableFile(atPath: bin.appendingPathComponent("ld.lld").path)
@@ -49,7 +49,7 @@ let staticRelease = BuildSettingCondition.when(configuration: .release)
 let analyzeSwiftSettings: [SwiftSetting] = staticStdlib ? [.unsafeFlags(["-static-stdlib"], staticRelease)] : []
 let analyzeLinkerSettings: [LinkerSetting] = staticStdlib
     ? [.unsafeFlags(["-static-stdlib", "-use-ld=lld"], staticRelease)]
-        + staticFoundationLibraries.dropFirst().map { .linkedLibrary($0, staticRelease) }
+        + staticFoundationDependencies.map { .linkedLibrary($0, staticRelease) }
     : []
 
 let package = Package(

@@ -41,7 +41,7 @@ final class EventStoreTests: XCTestCase {
                                              device: UInt32(keys[id] + target), profile: 0,
                                              customerUser: 0, type: .identify)
                     stores[target].append(record, copy: EventCopy(key: key(keys[id]), fingerprint: UInt64(keys[id])),
-                                          key: key(keys[id]), sequence: sequence)
+                                          shard: EventStore.shard(of: key(keys[id])), sequence: sequence)
                 }
             }
             // Copies are numbered in input order, so the earliest has the smallest id.

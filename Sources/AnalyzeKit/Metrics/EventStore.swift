@@ -299,12 +299,7 @@ struct EventStore {
 
     /// Adds a copy of an event, from the chunk numbered `sequence`;
     /// duplicates are settled by ``settle()``.
-    @inline(__always)
-    mutating func append(_ record: EventRecord, copy: EventCopy, key: EventKey, sequence: Int) {
-        append(record, copy: copy, shard: Self.shard(of: key), sequence: sequence)
-    }
-
-    /// Adds a copy of an event whose key's shard is `shard` (``shard(of:)``).
+    /// `shard` is that of the event's key (``shard(of:)``).
     @inline(__always)
     mutating func append(_ record: EventRecord, copy: EventCopy, shard: Int, sequence: Int) {
         shards[shard].append(record, copy: copy, sequence: sequence)
@@ -498,9 +493,14 @@ struct EventShard {
     /// The record and copy of a dropped copy as they were before settling
     /// marked them removed.
     private func droppedCopy(_ entry: DroppedEntry) -> DroppedCopy {
+        DroppedCopy(record: droppedRecord(entry), copy: copies[Int(entry.handle)])
+    }
+
+    /// The record of a dropped copy as it was before its removal mark.
+    private func droppedRecord(_ entry: DroppedEntry) -> EventRecord {
         var record = records[Int(entry.handle)]
         record.nanoseconds = entry.nanoseconds
-        return DroppedCopy(record: record, copy: copies[Int(entry.handle)])
+        return record
     }
 
     /// The part of an ``EventKey`` a copy keeps: 96 bits.
@@ -670,8 +670,7 @@ struct EventShard {
                 guard let handle = probe(key(at: dropped), in: slots, mask: mask).kept else {
                     preconditionFailure("a dropped copy without a kept one")
                 }
-                var record = records[dropped]
-                record.nanoseconds = entry.nanoseconds
+                let record = droppedRecord(entry)
                 if !records[handle].hasSameContent(as: record, fingerprints: (fingerprint(at: handle), fingerprint(at: dropped))) {
                     conflictingDuplicates += 1
                 }

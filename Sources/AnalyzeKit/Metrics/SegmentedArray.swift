@@ -147,12 +147,9 @@ struct SegmentedArray<Element: BitwiseCopyable> {
     }
 
     /// Changes every element in place (in handle order).
+    @inline(__always)
     mutating func updateEach(_ body: (inout Element) -> Void) {
-        makeUnique()
-        for s in 0..<storage.segmentCount {
-            let base = table.unsafelyUnwrapped[s]
-            for i in 0..<length(ofSegment: s) { body(&base[i]) }
-        }
+        updateEachWithHandle { _, element in body(&element) }
     }
 
     /// How many elements segment `s` holds.
