@@ -133,22 +133,6 @@ final class RadixSortTests: XCTestCase {
         }
     }
 
-    /// `grouped` gathers what its source yields into key order, each value
-    /// once, whether or not `largestKey` is the largest key met.
-    func testGroupedPlacesEveryValueByKey() {
-        var rng = SplitMix64(14)
-        for (count, bits, slack) in [(0, 8, 0), (1, 0, 0), (2, 0, 3), (30, 5, 0), (500, 3, 1), (5_000, 22, 0),
-                                     (3_000, 40, 7), (40_000, 19, 0), (20_000, 12, 100)] {
-            let source: [(key: UInt64, origin: Int)] = (0..<count).map { origin in
-                (bits == 0 ? 0 : rng.next() % (1 << UInt64(bits)), origin)
-            }
-            let largest = (source.map(\.key).max() ?? 0) + UInt64(slack)
-            let values = RadixSort.grouped(largestKey: largest, by: { $0.key }) { body in source.forEach(body) }
-            XCTAssertEqual(values.map(\.key), source.map(\.key).sorted(), "\(count) keys of \(bits) bits")
-            XCTAssertEqual(values.map(\.origin).sorted(), Array(0..<count), "\(count) keys of \(bits) bits")
-        }
-    }
-
     /// Short runs are insertion-sorted, longer ones (every tenth group here,
     /// up to 80 values) use the standard sort: both must order each run.
     func testSortRunsOrdersEachGroupInPlace() {

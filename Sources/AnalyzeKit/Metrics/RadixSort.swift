@@ -1,7 +1,7 @@
 /// Grouping by integer keys, for the metric tables.
 ///
-/// The tables need their events grouped by an identity or a question, then
-/// ordered by the ordering key inside each group. A comparison sort over all
+/// The quiz table needs its answers grouped by question and respondent, and
+/// the tables order each group by the ordering key. A comparison sort over all
 /// events pays log₂ n closure calls per event (about 20 at a million); a
 /// radix sort of the keys places each event with a couple of passes, and the
 /// groups left to order by time are a handful of events each.
@@ -27,50 +27,6 @@ enum RadixSort {
         let bits = UInt64.bitWidth - largest.leadingZeroBitCount
         values.withUnsafeMutableBufferPointer { buffer in
             group(buffer, below: bits, by: key)
-        }
-    }
-
-    /// The values that `source` yields, grouped by key as ``group(_:by:)``
-    /// groups them, without gathering them first: `source` is called twice,
-    /// once to count the values by their keys' top 11 bits and once to put
-    /// each value straight in its bucket's place (2 048 sequential write
-    /// streams); each bucket is then grouped in place by the lower bits. A
-    /// bucket of a table of millions is a few thousand values, so its
-    /// exchanges stay in cache, where the first pass of an in-place sort over
-    /// the whole table is a chain of dependent cache misses. `source` must
-    /// yield the same values both times, and no key above `largestKey`.
-    ///
-    /// Memory: the values, once.
-    static func grouped<T>(
-        largestKey: UInt64, by key: (T) -> UInt64, from source: ((T) -> Void) -> Void
-    ) -> [T] {
-        // `source` is only called here, never re-entered from `key`.
-        withoutActuallyEscaping(key) { key in grouped(largestKey: largestKey, escapingKey: key, from: source) }
-    }
-
-    private static func grouped<T>(
-        largestKey: UInt64, escapingKey key: @escaping (T) -> UInt64, from source: ((T) -> Void) -> Void
-    ) -> [T] {
-        let digit = Digit(below: UInt64.bitWidth - largestKey.leadingZeroBitCount)
-        return withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * digit.radix) { scratch in
-            let (heads, ends) = Digit.bucketBounds(scratch) { counts in source { counts[digit(key($0))] += 1 } }
-            let count = ends.last!
-            // No values: an empty array. (`unsafeUninitializedCapacity: 0` stores
-            // the count into the shared empty-array storage, which ThreadSanitizer
-            // reports as a race with any thread reading another empty array.)
-            guard count > 0 else { return [] }
-            var values = [T](unsafeUninitializedCapacity: count) { buffer, initialized in
-                source { value in
-                    let d = digit(key(value))
-                    precondition(heads[d] < ends[d], "RadixSort.grouped: the source yielded more values the second time")
-                    (buffer.baseAddress! + heads[d]).initialize(to: value)
-                    heads[d] += 1
-                }
-                precondition(heads.elementsEqual(ends), "RadixSort.grouped: the source yielded fewer values the second time")
-                initialized = count
-            }
-            values.withUnsafeMutableBufferPointer { groupEachBucket($0, ends: ends, below: digit.shift, by: key) }
-            return values
         }
     }
 
