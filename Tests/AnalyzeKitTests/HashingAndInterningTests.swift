@@ -163,6 +163,7 @@ final class HashingAndInterningTests: XCTestCase {
     /// A table of more than 2¹⁵ identities is absorbed in parts looked up
     /// concurrently, then the new ones added: the ids must still be those
     /// that interning the other table's keys one by one, in id order, gives.
+    /// The merged table's keys fill more than one segment.
     func testAbsorbingALargeTableGivesTheIdsOfInterningInOrder() {
         var rng = SplitMix64(41)
         func key(_ n: Int) -> IdentityTable.Key { Array("device-\(n)".utf8).withUnsafeBytes { IdentityTable.Key($0) } }
@@ -190,5 +191,12 @@ final class HashingAndInterningTests: XCTestCase {
         XCTAssertEqual(table.find(key(59_999)), 59_999)
         XCTAssertEqual(table.find(key(36_000)), map[theirs.firstIndex(of: 36_000)!])
         XCTAssertNil(table.find(key(136_000)))
+        // Ids past the first segment of keys (2¹⁷ of them) are found by their keys too.
+        var pastFirstSegment = 0
+        for (id, n) in theirs.enumerated() where map[id] >= 1 << 17 {
+            XCTAssertEqual(table.find(key(n)), map[id], "identity \(n)")
+            pastFirstSegment += 1
+        }
+        XCTAssertEqual(pastFirstSegment, 136_000 - (1 << 17))
     }
 }

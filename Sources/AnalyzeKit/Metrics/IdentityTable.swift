@@ -51,8 +51,13 @@ struct IdentityTable {
         fileprivate var tag: UInt64 { UInt64(high) }
     }
 
-    /// The key of each id.
-    private var keys: [Key] = []
+    /// The key of each id (its handle: keys are appended one at a time, so
+    /// handles are dense). Segments, not an array: growing never copies the
+    /// keys so far, nor faults in pages for a copy. Segments of 1.5 MiB, above
+    /// malloc's mmap threshold, so that a table freed in a merge goes back to
+    /// the system at once rather than staying resident in its thread's arena.
+    private var keys = SegmentedArray<Key>(shift: IdentityTable.keyShift)
+    private static let keyShift = 17
     /// `tag << 32 | (id + 1)`; 0 is empty.
     private var slots: [UInt64]
     private var mask: Int
@@ -82,7 +87,7 @@ struct IdentityTable {
     func prefetchKey(_ key: Key) {
         let entry = slots[Int(truncatingIfNeeded: key.low) & mask]
         guard entry != 0, entry >> 32 == key.tag else { return }
-        keys.withUnsafeBufferPointer { analyze_prefetch($0.baseAddress! + Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1) }
+        keys.prefetch(Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1)
     }
 
     /// The id of `key`, adding it when new.
@@ -91,7 +96,8 @@ struct IdentityTable {
         if let found { return found }
         precondition(count < Int(EventRecord.identityLimit) - 1, "more than 2³⁰ − 1 distinct identities")
         let id = UInt32(truncatingIfNeeded: count)
-        keys.append(key)
+        let handle = keys.append(key)
+        assert(handle == Int(id), "identity keys are not dense")
         count += 1
         slots[slot] = key.tag << 32 | UInt64(id + 1)
         if count * 3 > slots.count * 2 { grow() }
@@ -135,7 +141,8 @@ struct IdentityTable {
         var remap = [UInt32](repeating: missing, count: other.count)
         let parts = min(8, max(1, other.count >> 14))
         do {
-            let table = self
+            // Only read while the parts run (segments are shared, not copied).
+            nonisolated(unsafe) let table = self, other = other
             remap.withUnsafeMutableBufferPointer { remap in
                 nonisolated(unsafe) let remap = remap
                 DispatchQueue.concurrentPerform(iterations: parts) { part in
@@ -149,7 +156,6 @@ struct IdentityTable {
             }
         }
         let added = remap.indices.filter { remap[$0] == missing }
-        keys.reserveCapacity(count + added.count)
         for (i, id) in added.enumerated() {
             if i + 8 < added.count { prefetch(other.keys[added[i + 8]]) }
             remap[id] = intern(other.keys[id])
@@ -161,7 +167,7 @@ struct IdentityTable {
     /// stay valid, and ``count`` stays as it was. (An `intern` or `absorb`
     /// after this traps.)
     mutating func releaseIndex() {
-        keys = []
+        keys = SegmentedArray(shift: Self.keyShift)
         slots = []
         prefetcher = SlotPrefetcher(slots)
     }
@@ -173,10 +179,14 @@ struct IdentityTable {
         mask = size - 1
         let mask = mask
         slots.withUnsafeMutableBufferPointer { slots in
-            for (id, key) in keys.enumerated() {
-                var slot = Int(truncatingIfNeeded: key.low) & mask
-                while slots[slot] != 0 { slot = (slot + 1) & mask }
-                slots[slot] = key.tag << 32 | UInt64(id + 1)
+            var id = 0
+            keys.forEachSegment { segment in
+                for key in segment {
+                    var slot = Int(truncatingIfNeeded: key.low) & mask
+                    while slots[slot] != 0 { slot = (slot + 1) & mask }
+                    slots[slot] = key.tag << 32 | UInt64(id + 1)
+                    id += 1
+                }
             }
         }
     }
