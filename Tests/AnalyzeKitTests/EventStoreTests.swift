@@ -71,13 +71,13 @@ final class EventStoreTests: XCTestCase {
                 XCTAssertEqual(Int(record.extra), earliest[n], "copies \(copies): the earliest copy is kept")
             }
             XCTAssertEqual(kept.count, earliest.count)
-            XCTAssertEqual(merged.dropped.count, copies - earliest.count, "copies \(copies)")
+            XCTAssertEqual(merged.droppedRecords.count, copies - earliest.count, "copies \(copies)")
             var droppedIDs = Set<Int>()
-            for entry in merged.dropped {
-                let n = Int(entry.record.device - offset)
-                XCTAssertEqual(keys[Int(entry.record.extra)], n, "identities renumbered in dropped copies too")
-                XCTAssertNotEqual(Int(entry.record.extra), earliest[n])
-                droppedIDs.insert(Int(entry.record.extra))
+            for record in merged.droppedRecords {
+                let n = Int(record.device - offset)
+                XCTAssertEqual(keys[Int(record.extra)], n, "identities renumbered in dropped copies too")
+                XCTAssertNotEqual(Int(record.extra), earliest[n])
+                droppedIDs.insert(Int(record.extra))
             }
             XCTAssertEqual(droppedIDs.count, copies - earliest.count, "each later copy dropped once")
             // A dropped copy conflicts when its content (here: its seconds)

@@ -206,13 +206,6 @@ struct EventCopy {
     static let noContent = fold(0)
 }
 
-/// A copy that lost to an earlier one, whole (as it was before settling
-/// marked it removed).
-struct DroppedCopy {
-    var record: EventRecord
-    var copy: EventCopy
-}
-
 /// What only identity events and quiz answers carry: where their `event_id`
 /// bytes are (ordering ties) and their answer, if any.
 ///
@@ -336,9 +329,9 @@ struct EventStore {
     /// How many copies settling dropped, as duplicates of a kept one.
     var droppedCount: Int { shards.reduce(0) { $0 + $1.droppedCount } }
 
-    /// Every dropped duplicate, shard by shard, whole; only until
-    /// ``releaseCopies()``.
-    var dropped: [DroppedCopy] { shards.flatMap(\.dropped) }
+    /// The record of every dropped duplicate as it was before settling
+    /// marked it removed, shard by shard.
+    var droppedRecords: [EventRecord] { shards.flatMap(\.droppedRecords) }
 
     /// Takes every record of `other` in, mapping each through `remap`; the
     /// shards run concurrently, and records are not copied (see
@@ -473,7 +466,7 @@ struct EventShard {
     /// Records appended with a bare copy (``EventCopy/init(packedID:)``),
     /// removed ones included: the room their ids take when moved out.
     private(set) var bareCount = 0
-    /// How many of `dropped` differ from the copy kept (as of the last
+    /// How many dropped copies differ from the copy kept (as of the last
     /// ``settle(in:)``).
     private(set) var conflictingDuplicates = 0
 
@@ -487,14 +480,8 @@ struct EventShard {
     /// How many copies settling dropped.
     var droppedCount: Int { droppedEntries.count }
 
-    /// The dropped copies, whole (only until ``releaseCopies()``).
-    var dropped: [DroppedCopy] { droppedEntries.map(droppedCopy) }
-
-    /// The record and copy of a dropped copy as they were before settling
-    /// marked them removed.
-    private func droppedCopy(_ entry: DroppedEntry) -> DroppedCopy {
-        DroppedCopy(record: droppedRecord(entry), copy: copies[Int(entry.handle)])
-    }
+    /// The dropped copies' records, as they were before their removal marks.
+    var droppedRecords: [EventRecord] { droppedEntries.map(droppedRecord) }
 
     /// The record of a dropped copy as it was before its removal mark.
     private func droppedRecord(_ entry: DroppedEntry) -> EventRecord {

@@ -221,11 +221,10 @@ struct PartialAggregate {
         // A canonical UUID is kept as the 16 bytes it spells (when kept); a
         // lowercase one is keyed by them (see ``EventKey``).
         var packed: (UInt64, UInt64) = (0, 0)
-        let letterCase = parser.withBytes(of: parser.event.eventID) { id in
-            withUnsafeMutableBytes(of: &packed) { PackedUUID.pack(id, into: $0) }
+        let (letterCase, key) = parser.withBytes(of: parser.event.eventID) { id in
+            let letterCase = withUnsafeMutableBytes(of: &packed) { PackedUUID.pack(id, into: $0) }
+            return (letterCase, letterCase == .lower ? EventKey(packedLowercaseUUID: packed) : EventKey(id))
         }
-        let key = letterCase == .lower
-            ? EventKey(packedLowercaseUUID: packed) : parser.withBytes(of: parser.event.eventID) { EventKey($0) }
         var answer: Int32 = -1
         if parser.event.answerKind != .none, let onboarding = parser.event.onboardingID,
            let element = parser.event.elementID {
