@@ -27,6 +27,16 @@ static inline void analyze_prefetch(const void *address) {
     __builtin_prefetch(address);
 }
 
+/// Tells the CPU the thread is spinning (x86 `pause`: the loop runs slower and
+/// draws less power, and a sibling hyper-thread gets the core's resources).
+static inline void analyze_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
+}
+
 /// One bit per byte of the 16 at `bytes` (bit k for byte k): set where the byte
 /// ends a plain run inside a JSON string: a quote, a backslash, a control
 /// character (below 0x20) or a non-ASCII byte (0x80 and above). SSE2 where the

@@ -9,11 +9,18 @@ import XCTest
 final class ChunkFeedTests: XCTestCase {
     private static let capacity = 64
 
-    private func feed(_ paths: [String], workers: Int, chunkBits: Int = 32) throws -> ChunkFeed {
+    /// How long waiting workers spin, in the tests that run several: never
+    /// (they block at once), 1 ns (every spin runs out, so waits block at once
+    /// for a while after), and as in a run.
+    private static let spins: [UInt64] = [0, 1, ChunkFeed.defaultSpinNanoseconds]
+
+    private func feed(
+        _ paths: [String], workers: Int, chunkBits: Int = 32, spin: UInt64 = ChunkFeed.defaultSpinNanoseconds
+    ) throws -> ChunkFeed {
         let files = try InputFile.expand(paths)
         let size = ChunkFeed.poolSize(workers: workers, files: files.count)
         let pool = BlockingPool((0..<size).map { _ in Chunk(capacity: Self.capacity) })
-        return ChunkFeed(files: files, workers: workers, pool: pool, progress: nil, chunkBits: chunkBits)
+        return ChunkFeed(files: files, workers: workers, pool: pool, progress: nil, chunkBits: chunkBits, spinNanoseconds: spin)
     }
 
     /// What a chunk carries, per file: its lines, or one marker for a line
@@ -136,12 +143,13 @@ final class ChunkFeedTests: XCTestCase {
         let directory = TemporaryDirectory()
         let (lines, expected) = randomLines(3_000, using: &rng)
         let path = directory.write("events.ndjson.gz", gzip(Array((lines.joined(separator: "\n") + "\n").utf8)))
-        let workers = 4
-        let feed = try feed([path], workers: workers)
-        let received = drain(feed, workers: workers)
-        XCTAssertNil(feed.error)
-        XCTAssertEqual(received.map(\.sequence), Array(0..<received.count), "each sequence number once")
-        XCTAssertEqual(received.flatMap(\.tokens), expected)
+        for (workers, spin) in [(2, Self.spins[0]), (2, Self.spins[1]), (2, Self.spins[2]), (4, Self.spins[2])] {
+            let feed = try feed([path], workers: workers, spin: spin)
+            let received = drain(feed, workers: workers)
+            XCTAssertNil(feed.error)
+            XCTAssertEqual(received.map(\.sequence), Array(0..<received.count), "each sequence number once (spin \(spin) ns)")
+            XCTAssertEqual(received.flatMap(\.tokens), expected, "\(workers) workers, spin \(spin) ns")
+        }
     }
 
     /// Several inputs are read at once, one per worker: every chunk of every
@@ -187,7 +195,9 @@ final class ChunkFeedTests: XCTestCase {
         ]
         for round in 0..<20 {
             let workers = 2 + round % 5
-            let feed = try feed(round % 2 == 0 ? paths : Array(paths[3...]) + Array(paths[..<3]), workers: workers)
+            let feed = try feed(
+                round % 2 == 0 ? paths : Array(paths[3...]) + Array(paths[..<3]), workers: workers,
+                spin: Self.spins[round % 3])
             let received = drain(feed, workers: workers)
             guard case .input(let message)? = feed.error else {
                 return XCTFail("expected an input error, got \(String(describing: feed.error))")
