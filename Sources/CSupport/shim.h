@@ -3,6 +3,10 @@
 #include <malloc.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -25,6 +29,23 @@ static inline void analyze_return_free_memory(void) {
 /// faults, even for an address past the end of a buffer).
 static inline void analyze_prefetch(const void *address) {
     __builtin_prefetch(address);
+}
+
+/// How many CPUs this thread's affinity mask allows (`taskset`, `numactl`,
+/// a container's cpuset), or 0 when it cannot be read. The raw system call:
+/// glibc's `CPU_COUNT` is a macro behind `_GNU_SOURCE`.
+static inline int analyze_affinity_cpu_count(void) {
+#if defined(__linux__)
+    unsigned long mask[64];  /* 4 096 CPUs */
+    memset(mask, 0, sizeof mask);
+    long bytes = syscall(SYS_sched_getaffinity, 0, sizeof mask, mask);
+    if (bytes <= 0) return 0;
+    int count = 0;
+    for (long i = 0; i < bytes / (long)sizeof mask[0]; i++) count += __builtin_popcountl(mask[i]);
+    return count;
+#else
+    return 0;
+#endif
 }
 
 /// Tells the CPU the thread is spinning (x86 `pause`: the loop runs slower and

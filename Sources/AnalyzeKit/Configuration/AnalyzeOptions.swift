@@ -20,10 +20,10 @@ public struct AnalyzeOptions: Sendable, Equatable {
         self.threads = threads ?? AnalyzeOptions.activeCores
     }
 
-    /// The machine's active cores (the default for `--threads`).
-    public static var activeCores: Int {
-        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-    }
+    /// The cores this process can use at once (the default for `--threads`,
+    /// and its cap): the machine's online CPUs, fewer when its affinity mask or
+    /// its cgroup's CPU quota allows fewer (``UsableCores``).
+    public static var activeCores: Int { UsableCores.count }
 }
 
 #if canImport(Glibc)

@@ -120,7 +120,7 @@ public enum CommandLineParser {
           --out DIR            where the CSVs go (default: ./analyze-out; created if missing)
           --timezone TZ        reporting time zone: an IANA name such as Asia/Tokyo, or ±HH:MM
                                (default: UTC)
-          --threads N          worker threads (default: the machine's active cores)
+          --threads N          worker threads (default and most: the cores this process may use)
           --max-reject-rate R  fail with exit 3 when rejected/lines exceeds R (default: 1.0 = never)
           --max-reject-rows N  rows kept in rejects.csv (default: 10000)
           --max-line-bytes N   longer lines are rejected as line_too_long (default: 1048576)

@@ -81,7 +81,11 @@ public struct Analyzer: Sendable {
         let poolSize = ChunkFeed.poolSize(workers: workers, files: files.count)
         let chunks = BlockingPool((0..<poolSize).map { _ in Chunk(capacity: capacity) })
         if let progress { progress.totalBytes.store(Self.totalSize(of: files), ordering: .relaxed) }
-        let feed = ChunkFeed(files: files, workers: workers, pool: chunks, progress: progress)
+        // A worker waiting for the input spins only when every worker has a
+        // core of its own (tests run more to drive many-partial merges).
+        let feed = ChunkFeed(
+            files: files, workers: workers, pool: chunks, progress: progress,
+            spinNanoseconds: workers <= AnalyzeOptions.activeCores ? ChunkFeed.defaultSpinNanoseconds : 0)
         let partials = WorkerPartials(count: workers)
         let maxLineBytes = options.maxLineBytes, maxRejectRows = options.maxRejectRows
 

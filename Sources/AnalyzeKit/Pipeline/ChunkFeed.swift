@@ -47,6 +47,8 @@ final class ChunkFeed: @unchecked Sendable {
     private let changes = Atomic<Int>(0)
     /// Waits left to block at once, after a spin that ran out.
     private var waitsWithoutSpinning = 0
+    /// Chunks handed out so far, of all inputs.
+    private var chunksHandedOut = 0
     private let files: [InputFile]
     private let pool: BlockingPool<Chunk>
     private let progress: Analyzer.Progress?
@@ -140,14 +142,17 @@ final class ChunkFeed: @unchecked Sendable {
     /// the core that would otherwise sleep took that to about 20 ms and the run
     /// about 11 % shorter (docs/benchmark.md). A spin that runs out (a slow
     /// input) makes the next 16 waits block at once, so a slow input costs at
-    /// most one spin in 17 waits.
+    /// most one spin in 17 waits. Before the first chunk is handed out a wait
+    /// blocks at once: the first read opens the input and may be all of a small
+    /// one, so a spin through it would mostly run out (the end-to-end tests run
+    /// hundreds of small inputs, two at a time).
     private func waitForALane() {
         waiters.add(1, ordering: .relaxed)
         defer { waiters.subtract(1, ordering: .relaxed) }
         let seen = changes.load(ordering: .relaxed)
         if waitsWithoutSpinning > 0 {
             waitsWithoutSpinning -= 1
-        } else if spinNanoseconds > 0 {
+        } else if spinNanoseconds > 0 && chunksHandedOut > 0 {
             condition.unlock()
             let changed = SpinWait.until(nanoseconds: spinNanoseconds) { changes.load(ordering: .relaxed) != seen }
             condition.lock()
@@ -189,6 +194,7 @@ final class ChunkFeed: @unchecked Sendable {
             }
             chunk.sequence = lane.fileIndex << chunkBits | lane.chunks
             lane.chunks += 1
+            chunksHandedOut += 1
             if let progress {
                 progress.storedBytes.store(bytesRead + lanes.reduce(0) { $0 + $1.bytesRead }, ordering: .relaxed)
                 progress.decodedBytes.store(bytesDecoded + lanes.reduce(0) { $0 + $1.bytesDecoded }, ordering: .relaxed)

@@ -1,0 +1,54 @@
+import Foundation
+import XCTest
+@testable import AnalyzeKit
+
+/// The cores a run may use: its CPU quota read from cgroup v2 files (given
+/// here as text), and the count itself within what the machine has.
+final class UsableCoresTests: XCTestCase {
+    func testCPUMaxGivesWholeCoresRoundedUp() {
+        XCTAssertNil(UsableCores.cores(cpuMax: "max 100000\n"), "no limit")
+        XCTAssertEqual(UsableCores.cores(cpuMax: "100000 100000\n"), 1)
+        XCTAssertEqual(UsableCores.cores(cpuMax: "150000 100000\n"), 2, "1.5 cores: two workers")
+        XCTAssertEqual(UsableCores.cores(cpuMax: "400000 100000"), 4)
+        XCTAssertEqual(UsableCores.cores(cpuMax: "5000 100000\n"), 1, "a twentieth of a core: still one")
+        XCTAssertNil(UsableCores.cores(cpuMax: ""))
+        XCTAssertNil(UsableCores.cores(cpuMax: "100000"))
+        XCTAssertNil(UsableCores.cores(cpuMax: "0 100000"))
+        XCTAssertNil(UsableCores.cores(cpuMax: "-1 100000"))
+    }
+
+    func testTheCgroupV2PathIsTheZeroLine() {
+        XCTAssertEqual(UsableCores.cgroupPath("0::/user.slice/job.scope\n"), "/user.slice/job.scope")
+        XCTAssertEqual(UsableCores.cgroupPath("12:cpu,cpuacct:/docker/abc\n0::/\n"), "/")
+        XCTAssertNil(UsableCores.cgroupPath("12:cpu,cpuacct:/docker/abc\n"), "cgroup v1 only")
+        XCTAssertNil(UsableCores.cgroupPath(""))
+    }
+
+    func testTheQuotaIsTheSmallestOfTheCgroupAndItsAncestors() {
+        func quota(_ files: [String: String]) -> Int? {
+            UsableCores.cgroupQuota { files[$0] }
+        }
+        XCTAssertEqual(quota([
+            "/proc/self/cgroup": "0::/batch/job\n",
+            "/sys/fs/cgroup/batch/job/cpu.max": "max 100000\n",
+            "/sys/fs/cgroup/batch/cpu.max": "300000 100000\n",
+        ]), 3, "a parent's limit applies")
+        XCTAssertEqual(quota([
+            "/proc/self/cgroup": "0::/batch/job\n",
+            "/sys/fs/cgroup/batch/job/cpu.max": "120000 100000\n",
+            "/sys/fs/cgroup/batch/cpu.max": "300000 100000\n",
+        ]), 2)
+        XCTAssertEqual(quota([
+            "/proc/self/cgroup": "0::/\n",
+            "/sys/fs/cgroup/cpu.max": "200000 100000\n",
+        ]), 2, "a container's own cgroup seen as the root")
+        XCTAssertNil(quota(["/proc/self/cgroup": "0::/a/b\n"]), "no cpu.max anywhere")
+        XCTAssertNil(quota([:]), "nothing readable")
+    }
+
+    func testTheCountIsWithinTheMachine() {
+        XCTAssertGreaterThanOrEqual(UsableCores.count, 1)
+        XCTAssertLessThanOrEqual(UsableCores.count, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        XCTAssertEqual(AnalyzeOptions.activeCores, UsableCores.count)
+    }
+}
