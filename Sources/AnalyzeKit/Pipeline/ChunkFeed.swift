@@ -140,7 +140,7 @@ final class ChunkFeed: @unchecked Sendable {
     /// finds the lane busy at nearly every handoff — about 2 000 times on the
     /// shape check, 100–150 ms in all during which no one inflated. Spinning on
     /// the core that would otherwise sleep took that to about 20 ms and the run
-    /// about 11 % shorter (docs/benchmark.md). A spin that runs out (a slow
+    /// 6–11 % shorter (docs/benchmark.md). A spin that runs out (a slow
     /// input) makes the next 16 waits block at once, so a slow input costs at
     /// most one spin in 17 waits. Before the first chunk is handed out a wait
     /// blocks at once: the first read opens the input and may be all of a small
