@@ -5,7 +5,7 @@ import XCTest
 
 /// The chunk feed cuts every input into newline-aligned chunks, in input
 /// order, for workers that each fill their own chunk: checked here with
-/// chunks far smaller than the real 4 MiB, so lines cross chunk ends often.
+/// chunks far smaller than the real 1 MiB, so lines cross chunk ends often.
 final class ChunkFeedTests: XCTestCase {
     private static let capacity = 64
 

@@ -615,8 +615,8 @@ final class FailureMatrixTests: XCTestCase {
         feed?(child)
         let run = child.wait(timeout: 600)
         XCTAssertEqual(run.exitCode, 0, "\(context): \(run.stderr)")
-        // Chunk buffers are (min(threads, cores) + 2) × 4 MiB = 16 MiB here; a
-        // debug build peaks around 25 MB in all.
+        // Chunk buffers are (workers + open inputs + 1) × (1 MiB + 64 bytes),
+        // about 4 MiB here; a debug build peaks around 25 MB in all.
         XCTAssertGreaterThan(run.maxRSSKiB, 0, "\(context): no memory sample")
         XCTAssertLessThan(run.maxRSSKiB, Sanitizer.memoryBudget(kibibytes: 100 * 1024),
                           "\(context): peak RSS \(run.maxRSSKiB) KiB for a 200 MB line")
