@@ -3,7 +3,8 @@ import XCTest
 @testable import AnalyzeKit
 
 /// The cores a run may use: its CPU quota read from cgroup v2 files (given
-/// here as text), and the count itself within what the machine has.
+/// here as text), and the count itself within what the machine has; and the
+/// machine's ready threads, which decide whether a waiting worker spins.
 final class UsableCoresTests: XCTestCase {
     func testCPUMaxGivesWholeCoresRoundedUp() {
         XCTAssertNil(UsableCores.cores(cpuMax: "max 100000\n"), "no limit")
@@ -46,9 +47,21 @@ final class UsableCoresTests: XCTestCase {
         XCTAssertNil(quota([:]), "nothing readable")
     }
 
+    func testTheRunnableCountIsLoadavgsRunningField() {
+        XCTAssertEqual(RunnableThreads.count(loadavg: "0.52 0.58 0.59 2/245 12345\n"), 2)
+        XCTAssertEqual(RunnableThreads.count(loadavg: "12.00 9.10 7.30 17/1024 99\n"), 17)
+        XCTAssertNil(RunnableThreads.count(loadavg: "0.52 0.58 0.59\n"))
+        XCTAssertNil(RunnableThreads.count(loadavg: "0.52 0.58 0.59 x/245 1\n"))
+        XCTAssertNil(RunnableThreads.count(loadavg: ""))
+        if let now = RunnableThreads.now() {
+            XCTAssertGreaterThanOrEqual(now, 1, "the thread that reads it is running")
+        }
+    }
+
     func testTheCountIsWithinTheMachine() {
         XCTAssertGreaterThanOrEqual(UsableCores.count, 1)
         XCTAssertLessThanOrEqual(UsableCores.count, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        XCTAssertEqual(UsableCores.onlineCPUs, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         XCTAssertEqual(AnalyzeOptions.activeCores, UsableCores.count)
     }
 }

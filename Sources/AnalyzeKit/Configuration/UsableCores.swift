@@ -15,9 +15,12 @@ import Musl
 /// with another on a core, and a worker waiting for the input spins
 /// (``ChunkFeed``), which is free only on a core no other worker needs.
 enum UsableCores {
+    /// The machine's online CPUs.
+    static let onlineCPUs = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+
     /// The count for this process, read once.
     static let count: Int = {
-        var cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        var cores = onlineCPUs
         let allowed = Int(analyze_affinity_cpu_count())
         if allowed > 0 { cores = min(cores, allowed) }
         if let quota = cgroupQuota() { cores = min(cores, quota) }
