@@ -47,43 +47,6 @@ enum RadixSort {
 
         @inline(__always)
         func callAsFunction(_ key: UInt64) -> Int { Int(truncatingIfNeeded: (key >> UInt64(shift)) & mask) }
-
-        /// Splits `scratch` (two radixes of room) into each bucket's next place
-        /// and its end, from the counts per digit that `count` adds up.
-        @inline(__always)
-        static func bucketBounds(
-            _ scratch: UnsafeMutableBufferPointer<Int>, count: (UnsafeMutableBufferPointer<Int>) -> Void
-        ) -> (heads: UnsafeMutableBufferPointer<Int>, ends: UnsafeMutableBufferPointer<Int>) {
-            let radix = scratch.count / 2
-            let heads = UnsafeMutableBufferPointer(rebasing: scratch[0..<radix])
-            let ends = UnsafeMutableBufferPointer(rebasing: scratch[radix..<(2 * radix)])
-            heads.initialize(repeating: 0)
-            count(heads)
-            var start = 0
-            for d in 0..<radix {
-                let n = heads[d]
-                heads[d] = start
-                start += n
-                ends[d] = start
-            }
-            return (heads, ends)
-        }
-    }
-
-    /// Groups each bucket of `buffer` (bucket d ends at `ends[d]`) by the
-    /// bits below `bits`.
-    private static func groupEachBucket<T>(
-        _ buffer: UnsafeMutableBufferPointer<T>, ends: UnsafeMutableBufferPointer<Int>, below bits: Int,
-        by key: (T) -> UInt64
-    ) {
-        guard bits > 0 else { return }
-        var bucketStart = 0
-        for bucketEnd in ends {
-            if bucketEnd - bucketStart > 1 {
-                group(UnsafeMutableBufferPointer(rebasing: buffer[bucketStart..<bucketEnd]), below: bits, by: key)
-            }
-            bucketStart = bucketEnd
-        }
     }
 
     /// Groups `buffer`, whose keys agree above bit `bits`, by bits `0..<bits`.
@@ -96,9 +59,17 @@ enum RadixSort {
         let digit = Digit(below: bits)
         withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * digit.radix) { scratch in
             // heads[d]: where the next value of digit d goes; ends[d]: where
-            // digit d's bucket ends.
-            let (heads, ends) = Digit.bucketBounds(scratch) { counts in
-                for value in buffer { counts[digit(key(value))] += 1 }
+            // digit d's bucket ends (from the counts per digit).
+            let heads = UnsafeMutableBufferPointer(rebasing: scratch[0..<digit.radix])
+            let ends = UnsafeMutableBufferPointer(rebasing: scratch[digit.radix...])
+            heads.initialize(repeating: 0)
+            for value in buffer { heads[digit(key(value))] += 1 }
+            var start = 0
+            for d in 0..<digit.radix {
+                let n = heads[d]
+                heads[d] = start
+                start += n
+                ends[d] = start
             }
             // Each value is carried along a cycle of displaced values until a
             // value of bucket d is left for bucket d's next place.
@@ -115,8 +86,15 @@ enum RadixSort {
                     heads[d] += 1
                 }
             }
-            // heads[d] is now ends[d]: each bucket spans the previous end to its own.
-            groupEachBucket(buffer, ends: ends, below: digit.shift, by: key)
+            // heads[d] is now ends[d]: each bucket spans the previous end to
+            // its own. Each is grouped by the bits below this digit.
+            var bucketStart = 0
+            for bucketEnd in ends {
+                if bucketEnd - bucketStart > 1 {
+                    group(UnsafeMutableBufferPointer(rebasing: buffer[bucketStart..<bucketEnd]), below: digit.shift, by: key)
+                }
+                bucketStart = bucketEnd
+            }
         }
     }
 

@@ -164,17 +164,7 @@ final class ChunkFeed: @unchecked Sendable {
         waiters.add(1, ordering: .relaxed)
         defer { waiters.subtract(1, ordering: .relaxed) }
         let seen = changes.load(ordering: .relaxed)
-        if spinNanoseconds > 0 {
-            if waitsUntilLoadCount == 0 {
-                waitsUntilLoadCount = Self.waitsBetweenLoadCounts
-                machineHasSpareCores = (RunnableThreads.now() ?? 0) <= UsableCores.onlineCPUs
-            } else {
-                waitsUntilLoadCount -= 1
-            }
-        }
-        if waitsWithoutSpinning > 0 {
-            waitsWithoutSpinning -= 1
-        } else if spinNanoseconds > 0 && chunksHandedOut > 0 && machineHasSpareCores {
+        if mayAffordASpin() {
             condition.unlock()
             let changed = SpinWait.until(nanoseconds: spinNanoseconds) { changes.load(ordering: .relaxed) != seen }
             condition.lock()
@@ -183,6 +173,25 @@ final class ChunkFeed: @unchecked Sendable {
         // Every change is counted under the lock, so an unchanged count means
         // the broadcast of the next change is still to come.
         if changes.load(ordering: .relaxed) == seen { condition.wait() }
+    }
+
+    /// Whether this wait may spin (see ``waitForALane()``): spinning is on, a
+    /// chunk has been handed out, no spin ran out in the last 16 waits, and at
+    /// the last count (every 32 such waits) the machine had no more ready
+    /// threads than CPUs. Called locked.
+    private func mayAffordASpin() -> Bool {
+        guard spinNanoseconds > 0 && chunksHandedOut > 0 else { return false }
+        if waitsWithoutSpinning > 0 {
+            waitsWithoutSpinning -= 1
+            return false
+        }
+        if waitsUntilLoadCount == 0 {
+            waitsUntilLoadCount = Self.waitsBetweenLoadCounts
+            machineHasSpareCores = (RunnableThreads.now() ?? 0) <= UsableCores.onlineCPUs
+        } else {
+            waitsUntilLoadCount -= 1
+        }
+        return machineHasSpareCores
     }
 
     /// Tells waiting workers that something changed; called locked.
