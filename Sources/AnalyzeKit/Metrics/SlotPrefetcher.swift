@@ -15,6 +15,13 @@ struct SlotPrefetcher {
         address = slots.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
     }
 
+    /// Whether slot `i` is the last in its 64-byte cache line (by the
+    /// remembered address: a stale one only makes a probe hint end early or late).
+    @inline(__always)
+    func endsCacheLine(slot: Int) -> Bool {
+        (address &+ UInt(slot) &* 8) & 63 == 56
+    }
+
     @inline(__always)
     func prefetch(slot: Int) {
         analyze_prefetch(UnsafeRawPointer(bitPattern: address &+ UInt(slot) &* 8))
