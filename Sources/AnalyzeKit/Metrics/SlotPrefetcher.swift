@@ -15,8 +15,8 @@ struct SlotPrefetcher {
         address = slots.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
     }
 
-    /// Whether slot `i` is the last in its 64-byte cache line (by the
-    /// remembered address: a stale one only makes a probe hint end early or late).
+    /// Whether `slot` is the last in its 64-byte cache line, by the remembered
+    /// address (a stale one only makes a probe hint stop early or late).
     @inline(__always)
     func endsCacheLine(slot: Int) -> Bool {
         (address &+ UInt(slot) &* 8) & 63 == 56
