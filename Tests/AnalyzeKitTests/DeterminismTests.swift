@@ -189,25 +189,39 @@ final class DeterminismTests: XCTestCase {
         XCTAssertEqual(result.quality.conflictingDuplicates, 1)
     }
 
-    /// An identity event whose `event_id` is a lowercase UUID keeps only the
-    /// 16 bytes the id spells until settling (a bare copy), and is keyed by
-    /// them; any other event with a lowercase UUID id is keyed the same way.
-    /// So copies of one id are duplicates whatever their types, spellings
-    /// (escapes) and partials, and the ids moved out at settling still order
-    /// ties. Every line in its own chunk, chunks spread over partials.
-    /// (Regression: the store chose a copy's shard from its first bytes, so a
-    /// bare copy and another type's copy of the same id were never compared.)
+    /// An identity event whose `event_id` is a UUID in one letter case keeps
+    /// only the 16 bytes the id spells until settling (a bare copy; its case
+    /// in its record), and is keyed by them and the case; any other event
+    /// with such an id is keyed the same way. So copies of one id are
+    /// duplicates whatever their types, spellings (escapes) and partials, the
+    /// same UUID in the other case is another id, and the ids moved out at
+    /// settling still order ties. Every line in its own chunk, chunks spread
+    /// over partials. (Regression: the store chose a copy's shard from its
+    /// first bytes, so a bare copy and another type's copy of the same id
+    /// were never compared.)
     func testLowercaseUUIDIDsAreDuplicatesWhateverTheTypePartialAndSpelling() throws {
-        let u = "0a1b2c3d-0000-4000-8000-00000000000a"
-        let escaped = "\\u0030a1b2c3d-0000-4000-8000-00000000000a"  // the same id, its first digit escaped
+        try checkUUIDIDsAreDuplicatesWhateverTheTypePartialAndSpelling(uppercase: false)
+    }
+
+    /// The same with upper-case UUIDs (as iOS writes them), whose bare copies
+    /// keep their case in their records.
+    func testUppercaseUUIDIDsAreDuplicatesWhateverTheTypePartialAndSpelling() throws {
+        try checkUUIDIDsAreDuplicatesWhateverTheTypePartialAndSpelling(uppercase: true)
+    }
+
+    private func checkUUIDIDsAreDuplicatesWhateverTheTypePartialAndSpelling(uppercase: Bool) throws {
+        func spelled(_ id: String) -> String { uppercase ? id.uppercased() : id }
+        let u = spelled("0a1b2c3d-0000-4000-8000-00000000000a")
+        let escaped = "\\u0030" + u.dropFirst()  // the same id, its first digit escaped
+        let otherCase = uppercase ? u.lowercased() : u.uppercased()  // another id
         // Device d9: three identity events at one instant, listed against
         // their ids' order. By id (a < b < c): a (pA), b (pA, no switch),
         // c (pB, a logout switch). In line order b would be a switch too.
         // c's last 8 digits are ffffffff (the bytes where a keyed copy has
         // its fingerprint).
-        let a = "00000000-0000-4000-8000-000000000001"
-        let b = "7fffffff-0000-4000-8000-000000000002"
-        let c = "c0000000-0000-4000-8000-00ffffffffff"
+        let a = spelled("00000000-0000-4000-8000-000000000001")
+        let b = spelled("7fffffff-0000-4000-8000-000000000002")
+        let c = spelled("c0000000-0000-4000-8000-00ffffffffff")
         let lines = [
             event(u, "sdk_activate", "2026-11-01T00:00:00Z", device: "d1", profile: "p1"),
             event(c, "logout", "2026-11-01T05:00:00Z", device: "d9", profile: "pB"),
@@ -216,7 +230,11 @@ final class DeterminismTests: XCTestCase {
             event(u, "paywall_shown", "2026-11-01T00:00:00Z", device: "d1", profile: "p1"),
             event(escaped, "sdk_activate", "2026-11-01T00:00:00Z", device: "d1", profile: "p1"),
             event(a, "sdk_activate", "2026-11-01T05:00:00Z", device: "d9", profile: "pA"),
-            event(u.uppercased(), "sdk_activate", "2026-11-01T00:00:00Z", device: "d2", profile: "p2"),
+            event(otherCase, "sdk_activate", "2026-11-01T00:00:00Z", device: "d2", profile: "p2"),
+            // An id kept as written (an extra): merges then renumber the
+            // other partials' extras, which must leave bare ids (and their
+            // case) alone.
+            event("evt-1", "sdk_activate", "2026-11-01T01:00:00Z", device: "d1", profile: "p1"),
             event(c, "logout", "2026-11-01T05:00:00Z", device: "d9", profile: "pB"),
         ]
         let text = Array(lines.joined(separator: "\n").utf8) + [0x0A]
@@ -234,9 +252,10 @@ final class DeterminismTests: XCTestCase {
                     merged: merged, files: [InputFile(displayName: "x", location: .standardInput)],
                     bytesRead: 0, bytesDecoded: 0, timeZone: .utc)
                 // u (kept: the first), its copy, its other type (a conflict), its
-                // escaped spelling; U (another id); a, b, c and c again.
-                XCTAssertEqual(result.quality.lines, 9)
-                XCTAssertEqual(result.quality.events, 5, "\(workers) partials")
+                // escaped spelling; u in the other case (another id); evt-1;
+                // a, b, c and c again.
+                XCTAssertEqual(result.quality.lines, 10)
+                XCTAssertEqual(result.quality.events, 6, "\(workers) partials, uppercase \(uppercase)")
                 XCTAssertEqual(result.quality.duplicates, 4, "\(workers) partials")
                 XCTAssertEqual(result.quality.conflictingDuplicates, 1, "\(workers) partials")
                 XCTAssertEqual(

@@ -71,6 +71,36 @@ final class PackedFieldTests: XCTestCase {
         }
     }
 
+    /// A bare id's index and case share the record's extra: each survives the
+    /// other, and neither touches another field.
+    func testBareIDKeepsItsIndexAndCase() {
+        for letterCase in [PackedUUID.Case.lower, .upper] {
+            for index in [0, 1, 12_345, Int(EventRecord.extraLimit) / 2 - 1] {
+                var record = EventRecord(seconds: 86_400, nanoseconds: 7, extra: -1, device: 3, profile: 4,
+                                         customerUser: 5, type: .identify)
+                record.setBareID(index: 0, case: letterCase)
+                XCTAssertTrue(record.hasBareID)
+                XCTAssertEqual(record.bareIDCase, letterCase)
+                XCTAssertEqual(record.bareIDIndex, 0)
+                record.setBareID(index: index, case: record.bareIDCase)
+                XCTAssertEqual(record.bareIDCase, letterCase, "index \(index)")
+                XCTAssertEqual(record.bareIDIndex, index)
+                XCTAssertEqual(record.orderingKey.extra, record.extra)
+                XCTAssertEqual(record.seconds, 86_400)
+                XCTAssertEqual(record.nanoseconds, 7)
+                XCTAssertEqual([record.device, record.profile, record.customerUser], [3, 4, 5])
+                XCTAssertEqual(record.type, .identify)
+            }
+        }
+    }
+
+    /// The same UUID in the two cases is two ids: two keys.
+    func testPackedUUIDKeysDependOnTheCase() {
+        let bytes: (UInt64, UInt64) = (0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210)
+        XCTAssertNotEqual(EventKey(packedUUID: bytes, case: .lower), EventKey(packedUUID: bytes, case: .upper))
+        XCTAssertEqual(EventKey(packedUUID: bytes, case: .upper), EventKey(packedUUID: bytes, case: .upper))
+    }
+
     func testEventExtraKeepsItsIDAndAnswer() {
         let bytes: (UInt64, UInt64) = (0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210)
         for letterCase in [PackedUUID.Case.lower, .upper] {

@@ -8,15 +8,18 @@ struct EventKey: Hashable {
         (low, high) = ByteHash.hashPair(eventID, seeds: (0x243f_6a88_85a3_08d3, 0x1319_8a2e_0370_7344))
     }
 
-    /// The key of an `event_id` that is a lowercase canonical UUID, from the
-    /// 16 bytes it spells (``PackedUUID``), so that settling can compute it
-    /// again from those bytes, all that a bare copy keeps (``EventCopy``).
-    /// Every other `event_id` hashes its own bytes (``init(_:)``): the same
-    /// text always takes the same way, and another text is another event.
-    init(packedLowercaseUUID packed: (UInt64, UInt64)) {
-        (low, high) = withUnsafeBytes(of: packed) {
-            ByteHash.hashPair($0, seeds: (0xa409_3822_299f_31d0, 0x4528_21e6_38d0_1377))
-        }
+    /// The key of an `event_id` that is a canonical UUID in one letter case,
+    /// from the 16 bytes it spells (``PackedUUID``) and its case, so that
+    /// settling can compute it again from what a bare copy keeps (the bytes,
+    /// and its record the case: ``EventCopy``). The two cases hash with
+    /// different seeds: `6D15…` and `6d15…` are two ids. Every other
+    /// `event_id` hashes its own bytes (``init(_:)``): the same text always
+    /// takes the same way, and another text is another event.
+    init(packedUUID packed: (UInt64, UInt64), case letterCase: PackedUUID.Case) {
+        let seeds: (UInt64, UInt64) = letterCase == .lower
+            ? (0xa409_3822_299f_31d0, 0x4528_21e6_38d0_1377)
+            : (0x2ffd_72db_d01a_dfb7, 0xb8e1_afed_6a26_7e96)
+        (low, high) = withUnsafeBytes(of: packed) { ByteHash.hashPair($0, seeds: seeds) }
     }
 
     /// The 32 bits of the high half a copy keeps (``EventCopy/keyHigh``).
@@ -109,9 +112,11 @@ struct EventRecord {
         set { word1 = Self.replacing(word1, 1, 3, with: UInt64(newValue.rawValue)) }
     }
 
-    /// Whether ``extra`` is a handle in `PartialAggregate.bareIDs` (an
-    /// identity event whose `event_id` is a lowercase UUID: its 16 bytes and
-    /// nothing else) rather than in `PartialAggregate.extras`.
+    /// Whether the event's id is a bare id (an identity event whose
+    /// `event_id` is a UUID in one letter case: its 16 bytes and nothing
+    /// else), and ``extra`` then says where and in which case
+    /// (``bareIDIndex``, ``bareIDCase``), rather than being a handle in
+    /// `PartialAggregate.extras`.
     var hasBareID: Bool {
         @inline(__always) get { word1 & 1 != 0 }
         set { word1 = word1 & ~1 | (newValue ? 1 : 0) }
@@ -122,14 +127,29 @@ struct EventRecord {
         set { word2 = Self.replacing(word2, 34, 30, with: UInt64(newValue)) }
     }
 
-    /// Handle into `PartialAggregate.extras` (or `bareIDs`, see
-    /// ``hasBareID``), or -1.
+    /// Handle into `PartialAggregate.extras`, or -1; for a record with a
+    /// bare id, that id's index in `PartialAggregate.bareIDs` (0 until
+    /// settling moves it there) times two, plus one when it is upper case.
     var extra: Int32 {
         @inline(__always) get { Int32(truncatingIfNeeded: Self.field(word2, 5, 29)) - 1 }
         set {
             precondition(newValue >= -1 && newValue < Self.extraLimit, "more than about 2²⁹ identity events and quiz answers")
             word2 = Self.replacing(word2, 5, 29, with: UInt64(newValue + 1))
         }
+    }
+
+    /// The letter case of a bare id (``hasBareID``).
+    var bareIDCase: PackedUUID.Case { extra & 1 == 0 ? .lower : .upper }
+
+    /// A bare id's index in `PartialAggregate.bareIDs`, once settling moved it there.
+    var bareIDIndex: Int { Int(extra >> 1) }
+
+    /// Makes the record's id a bare id in `letterCase`, at `index` in
+    /// `PartialAggregate.bareIDs` (0 until settling moves it there).
+    mutating func setBareID(index: Int, case letterCase: PackedUUID.Case) {
+        precondition(index < Int(Self.extraLimit) / 2, "more than about 2²⁸ identity events with UUID ids")
+        hasBareID = true
+        extra = Int32(index) << 1 | (letterCase == .upper ? 1 : 0)
     }
 
     var instant: Instant { Instant(seconds: seconds, nanoseconds: nanoseconds) }
@@ -160,10 +180,10 @@ struct EventRecord {
 /// spelling): what settling duplicates reads (16 bytes). Which chunk the
 /// copy came from is kept per run of records (``EventShard``), not per copy.
 ///
-/// A *bare* copy, that of an identity event whose `event_id` is a lowercase
-/// UUID (its record's `hasBareID`), holds instead the 16 bytes the id spells
-/// (``init(packedID:)``): its key is ``EventKey/init(packedLowercaseUUID:)``
-/// of them, identity events have no content fingerprint, and settling moves
+/// A *bare* copy, that of an identity event whose `event_id` is a UUID in one
+/// letter case (its record's `hasBareID`, the case in its record's extra),
+/// holds instead the 16 bytes the id spells (``init(packedID:)``): its key is
+/// ``EventKey/init(packedUUID:case:)`` of them, identity events have no content fingerprint, and settling moves
 /// those bytes to the partial's bare ids, which order ties, before the copies
 /// are freed. So such an event keeps 16 bytes until then, not 32 (key and
 /// fingerprint, and its id apart). Only ``EventShard`` tells the two kinds
@@ -187,7 +207,7 @@ struct EventCopy {
         self.fingerprint = Self.fold(fingerprint)
     }
 
-    /// A bare copy: the 16 bytes of a lowercase UUID `event_id`.
+    /// A bare copy: the 16 bytes of a UUID `event_id` in one letter case.
     init(packedID: (UInt64, UInt64)) {
         keyLow = packedID.0
         keyHigh = UInt32(truncatingIfNeeded: packedID.1)
@@ -499,14 +519,15 @@ struct EventShard {
     /// The key of the copy at `handle` (computed from the id for a bare copy).
     @inline(__always)
     private func key(at handle: Handle) -> CopyKey {
-        Self.key(of: copies[handle], bare: records[handle].hasBareID)
+        Self.key(of: copies[handle], record: records[handle])
     }
 
-    /// The key of `copy`, a bare copy when `bare`.
+    /// The key of `copy`, the copy of `record` (a bare copy when the record
+    /// has a bare id, in the case the record says).
     @inline(__always)
-    private static func key(of copy: EventCopy, bare: Bool) -> CopyKey {
-        guard bare else { return CopyKey(low: copy.keyLow, high: copy.keyHigh) }
-        let key = EventKey(packedLowercaseUUID: copy.packedID)
+    private static func key(of copy: EventCopy, record: EventRecord) -> CopyKey {
+        guard record.hasBareID else { return CopyKey(low: copy.keyLow, high: copy.keyHigh) }
+        let key = EventKey(packedUUID: copy.packedID, case: record.bareIDCase)
         return CopyKey(low: key.low, high: key.copyHigh)
     }
 
@@ -622,7 +643,7 @@ struct EventShard {
                     let blockRecords = records.elements(in: blockStart..<blockEnd)
                     let blockCopies = copies.elements(in: blockStart..<blockEnd)
                     for i in blockRecords.indices {
-                        let key = Self.key(of: blockCopies[i], bare: blockRecords[i].hasBareID)
+                        let key = Self.key(of: blockCopies[i], record: blockRecords[i])
                         keys[i] = key
                         analyze_prefetch(slots.baseAddress! + (Int(truncatingIfNeeded: key.high) & mask))
                     }
@@ -684,14 +705,14 @@ struct EventShard {
 
     /// See ``EventStore/releaseCopies()``: each bare copy's id is first
     /// written to `ids`, from `base` on, in handle order (``bareCount`` of
-    /// them), and its record's extra becomes its index there.
+    /// them), and its record's extra then says its index there (and its case, as before).
     mutating func releaseCopies(movingBareIDsTo ids: UnsafeMutableBufferPointer<PackedID>, from base: Int) {
         var next = base
         let bareCopies = copies
         records.updateEachWithHandle { handle, record in
             guard record.hasBareID else { return }
             (ids.baseAddress! + next).initialize(to: PackedID(bytes: bareCopies[handle].packedID))
-            record.extra = Int32(next)
+            record.setBareID(index: next, case: record.bareIDCase)
             next += 1
         }
         precondition(next - base == bareCount, "bare copies miscounted")

@@ -39,14 +39,15 @@ struct AnswerRecord {
     var kind: AnswerKind { AnswerKind(rawValue: UInt8(countAndKind & 3)).unsafelyUnwrapped }
 }
 
-/// A packed lowercase UUID `event_id` (``PackedUUID``): 16 bytes.
+/// A packed UUID `event_id` (``PackedUUID``): 16 bytes (its case is in its record).
 struct PackedID {
     var bytes: (UInt64, UInt64)
 }
 
 /// An event's place in the SPEC's ordering key: its instant, and where its
 /// `event_id` bytes are kept (for ties): a handle in `PartialAggregate.extras`,
-/// or in `bareIDs` when `hasBareID`.
+/// or, when `hasBareID`, an index in `bareIDs` and a case, as in
+/// ``EventRecord/extra``.
 struct OrderingKey {
     var seconds: Int64
     var nanoseconds: UInt32
@@ -103,8 +104,9 @@ struct PartialAggregate {
     /// `event_id` bytes of events whose ordering ties matter.
     private(set) var eventIDs = SegmentedArray<UInt8>()
     private(set) var extras = SegmentedArray<EventExtra>()
-    /// The `event_id`s of identity events that are lowercase UUIDs, packed
-    /// (16 bytes: no answer and no storage kind to record, unlike an extra).
+    /// The `event_id`s of identity events that are UUIDs in one letter case,
+    /// packed (16 bytes: no answer to record, unlike an extra; the case is in
+    /// the event's record).
     /// Until ``settle()`` they are their events' copies in the store
     /// (``EventCopy/init(packedID:)``), which then moves them here.
     private(set) var bareIDs: [PackedID] = []
@@ -218,12 +220,12 @@ struct PartialAggregate {
     /// 1.2 % of all instructions); its event's fields are read in place for
     /// the same reason.
     private mutating func record(at position: UInt64, from parser: inout EventParser) {
-        // A canonical UUID is kept as the 16 bytes it spells (when kept); a
-        // lowercase one is keyed by them (see ``EventKey``).
+        // A canonical UUID in one case is kept as the 16 bytes it spells
+        // (when kept), and keyed by them and its case (see ``EventKey``).
         var packed: (UInt64, UInt64) = (0, 0)
         let (letterCase, key) = parser.withBytes(of: parser.event.eventID) { id in
             let letterCase = withUnsafeMutableBytes(of: &packed) { PackedUUID.pack(id, into: $0) }
-            return (letterCase, letterCase == .lower ? EventKey(packedLowercaseUUID: packed) : EventKey(id))
+            return (letterCase, letterCase.map { EventKey(packedUUID: packed, case: $0) } ?? EventKey(id))
         }
         var answer: Int32 = -1
         if parser.event.answerKind != .none, let onboarding = parser.event.onboardingID,
@@ -251,14 +253,15 @@ struct PartialAggregate {
                 optionsStart: start, question: question, optionsCount: Int32(answerScratch.count), kind: parser.event.answerKind)))
         }
         var extra: Int32 = -1
-        var hasBareID = false
+        var bareIDCase: PackedUUID.Case?
         if parser.event.type.isIdentityEvent || answer >= 0 {
-            if letterCase == .lower && answer < 0 {
-                // An identity event's lowercase UUID is its copy (a bare copy),
-                // until settling moves it to `bareIDs`. (Identity events have no
-                // content fingerprint, so a bare copy need not keep one.)
+            if let letterCase, answer < 0 {
+                // An identity event's UUID is its copy (a bare copy), its case
+                // in its record, until settling moves it to `bareIDs`.
+                // (Identity events have no content fingerprint, so a bare copy
+                // need not keep one.)
                 assert(parser.event.contentFingerprint == 0)
-                hasBareID = true
+                bareIDCase = letterCase
             } else if let letterCase {
                 extra = Int32(extras.append(EventExtra(packedID: packed, case: letterCase, answer: answer)))
             } else {
@@ -286,17 +289,18 @@ struct PartialAggregate {
                 return PendingIdentity(key: IdentityTable.Key(bytes), state: .lookup)
             }
         }
+        var record = EventRecord(
+            seconds: parser.event.instant.seconds,
+            nanoseconds: parser.event.instant.nanoseconds,
+            extra: extra,
+            device: 0,
+            profile: 0,
+            customerUser: 0,
+            type: parser.event.type)
+        if let bareIDCase { record.setBareID(index: 0, case: bareIDCase) }
         pending.append(PendingEvent(
-            record: EventRecord(
-                seconds: parser.event.instant.seconds,
-                nanoseconds: parser.event.instant.nanoseconds,
-                extra: extra,
-                device: 0,
-                profile: 0,
-                customerUser: 0,
-                type: parser.event.type,
-                hasBareID: hasBareID),
-            copy: hasBareID
+            record: record,
+            copy: bareIDCase != nil
                 ? EventCopy(packedID: packed) : EventCopy(key: key, fingerprint: parser.event.contentFingerprint),
             device: identity(parser.event.deviceID, last: &lastIdentityBytes.device),
             profile: identity(parser.event.profileID, last: &lastIdentityBytes.profile),
@@ -409,8 +413,8 @@ struct PartialAggregate {
             if r.device != 0 { r.device = identityMap[Int(r.device - 1)] + 1 }
             if r.profile != 0 { r.profile = identityMap[Int(r.profile - 1)] + 1 }
             if r.customerUser != 0 { r.customerUser = identityMap[Int(r.customerUser - 1)] + 1 }
-            // A bare record has no extra until settling (its id is its copy).
-            if r.extra >= 0 { r.extra += extraBase }
+            // A bare record has no extra (its id is its copy until settling).
+            if r.extra >= 0 && !r.hasBareID { r.extra += extraBase }
             return r
         }
     }
@@ -465,7 +469,7 @@ struct PartialAggregate {
     private func withEventID<R>(of key: OrderingKey, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         let packed: (bytes: (UInt64, UInt64), letterCase: PackedUUID.Case)
         if key.hasBareID {
-            packed = (bareIDs[Int(key.extra)].bytes, .lower)
+            packed = (bareIDs[Int(key.extra >> 1)].bytes, key.extra & 1 == 0 ? .lower : .upper)
         } else {
             let extra = extras[Int(key.extra)]
             guard let letterCase = extra.packedCase else {
