@@ -209,6 +209,60 @@ final class DeterminismTests: XCTestCase {
         try checkUUIDIDsAreDuplicatesWhateverTheTypePartialAndSpelling(uppercase: true)
     }
 
+    /// An identity event whose `event_id` is a short id (1 to 16 bytes, the
+    /// last not NUL) keeps it bare too, padded with NUL bytes: copies of one
+    /// id are duplicates whatever their types, spellings and partials; a
+    /// prefix, a 17-byte id and an id ending in NUL (which padding could not
+    /// tell from its prefix) are other ids; and ties order by the ids' bytes.
+    func testShortIDsAreDuplicatesWhateverTheTypePartialAndSpelling() throws {
+        let s = "evt_6d15dece4af8"  // 16 bytes
+        let escaped = "\\u0065vt_6d15dece4af8"  // the same id, its first letter escaped
+        // Device d9 at one instant: by id, "1" (pA) < "1\0" (pB: an identify
+        // switch) < "10" (pA: a logout switch).
+        let lines = [
+            event(s, "sdk_activate", "2026-11-01T00:00:00Z", device: "d1", profile: "p1"),
+            event("10", "logout", "2026-11-01T05:00:00Z", device: "d9", profile: "pA"),
+            event(s, "sdk_activate", "2026-11-01T00:00:00Z", device: "d1", profile: "p1"),
+            event("1\\u0000", "identify", "2026-11-01T05:00:00Z", device: "d9", profile: "pB", cuid: "u9"),
+            event(s, "paywall_shown", "2026-11-01T00:00:00Z", device: "d1", profile: "p1"),
+            event(escaped, "sdk_activate", "2026-11-01T00:00:00Z", device: "d1", profile: "p1"),
+            event(String(s.dropLast()), "sdk_activate", "2026-11-01T00:00:00Z", device: "d2", profile: "p2"),
+            event(s + "0", "sdk_activate", "2026-11-01T00:00:00Z", device: "d3", profile: "p3"),
+            event("1", "sdk_activate", "2026-11-01T05:00:00Z", device: "d9", profile: "pA"),
+            event("10", "logout", "2026-11-01T05:00:00Z", device: "d9", profile: "pA"),
+        ]
+        let text = Array(lines.joined(separator: "\n").utf8) + [0x0A]
+        var rng = SplitMix64(6)
+        let chunks = Self.chunks(of: text, sizes: 1...1, using: &rng)
+        XCTAssertEqual(chunks.count, lines.count)
+        for workers in 1...4 {
+            for _ in 0..<8 {
+                var partials = (0..<workers).map { _ in PartialAggregate(maxLineBytes: 1 << 20, maxRejectRows: 10) }
+                for chunk in chunks.shuffled(using: &rng) { partials[Int.random(in: 0..<workers, using: &rng)].consume(chunk) }
+                partials.shuffle(using: &rng)
+                var merged = partials.removeFirst()
+                for partial in partials { merged.merge(partial) }
+                let result = AnalysisResult(
+                    merged: merged, files: [InputFile(displayName: "x", location: .standardInput)],
+                    bytesRead: 0, bytesDecoded: 0, timeZone: .utc)
+                // s (kept: the first), its copy, its other type (a conflict),
+                // its escaped spelling; its prefix; s + "0"; "1", "1\0", "10"
+                // and "10" again.
+                XCTAssertEqual(result.quality.lines, 10)
+                XCTAssertEqual(result.quality.events, 6, "\(workers) partials")
+                XCTAssertEqual(result.quality.duplicates, 4, "\(workers) partials")
+                XCTAssertEqual(result.quality.conflictingDuplicates, 1, "\(workers) partials")
+                XCTAssertEqual(
+                    String(decoding: result.profileSwitchesCSV(), as: UTF8.self),
+                    "date,trigger,switches,devices\n2026-11-01,identify,1,1\n2026-11-01,logout,1,1\n",
+                    "\(workers) partials")
+                XCTAssertEqual(
+                    String(decoding: result.installsCSV(), as: UTF8.self),
+                    "date,by_device_id,by_customer_user_id,by_profile_id\n2026-11-01,4,1,5\n", "\(workers) partials")
+            }
+        }
+    }
+
     private func checkUUIDIDsAreDuplicatesWhateverTheTypePartialAndSpelling(uppercase: Bool) throws {
         func spelled(_ id: String) -> String { uppercase ? id.uppercased() : id }
         let u = spelled("0a1b2c3d-0000-4000-8000-00000000000a")

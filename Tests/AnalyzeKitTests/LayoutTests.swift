@@ -71,19 +71,19 @@ final class PackedFieldTests: XCTestCase {
         }
     }
 
-    /// A bare id's index and case share the record's extra: each survives the
+    /// A bare id's index and kind share the record's extra: each survives the
     /// other, and neither touches another field.
-    func testBareIDKeepsItsIndexAndCase() {
-        for letterCase in [PackedUUID.Case.lower, .upper] {
-            for index in [0, 1, 12_345, Int(EventRecord.extraLimit) / 2 - 1] {
+    func testBareIDKeepsItsIndexAndKind() {
+        for kind in BareID.Kind.allCases {
+            for index in [0, 1, 12_345, Int(EventRecord.extraLimit) / 4 - 1] {
                 var record = EventRecord(seconds: 86_400, nanoseconds: 7, extra: -1, device: 3, profile: 4,
                                          customerUser: 5, type: .identify)
-                record.setBareID(index: 0, case: letterCase)
+                record.setBareID(index: 0, kind: kind)
                 XCTAssertTrue(record.hasBareID)
-                XCTAssertEqual(record.bareIDCase, letterCase)
+                XCTAssertEqual(record.bareIDKind, kind)
                 XCTAssertEqual(record.bareIDIndex, 0)
-                record.setBareID(index: index, case: record.bareIDCase)
-                XCTAssertEqual(record.bareIDCase, letterCase, "index \(index)")
+                record.setBareID(index: index, kind: record.bareIDKind)
+                XCTAssertEqual(record.bareIDKind, kind, "index \(index)")
                 XCTAssertEqual(record.bareIDIndex, index)
                 XCTAssertEqual(record.orderingKey.extra, record.extra)
                 XCTAssertEqual(record.seconds, 86_400)
@@ -94,11 +94,35 @@ final class PackedFieldTests: XCTestCase {
         }
     }
 
-    /// The same UUID in the two cases is two ids: two keys.
-    func testPackedUUIDKeysDependOnTheCase() {
+    /// The same 16 bytes read as each kind are three ids: three keys.
+    func testPackedIDKeysDependOnTheKind() {
         let bytes: (UInt64, UInt64) = (0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210)
-        XCTAssertNotEqual(EventKey(packedUUID: bytes, case: .lower), EventKey(packedUUID: bytes, case: .upper))
-        XCTAssertEqual(EventKey(packedUUID: bytes, case: .upper), EventKey(packedUUID: bytes, case: .upper))
+        let keys = BareID.Kind.allCases.map { EventKey(packedID: bytes, kind: $0) }
+        XCTAssertEqual(Set(keys).count, BareID.Kind.allCases.count)
+        XCTAssertEqual(EventKey(packedID: bytes, kind: .upperUUID), EventKey(packedID: bytes, kind: .upperUUID))
+    }
+
+    /// Which ids fit in 16 bytes, as which kind, and the text they give back.
+    func testBareIDsPackAndGiveBackTheirText() {
+        let cases: [(String, BareID.Kind?)] = [
+            ("0a1b2c3d-0000-4000-8000-00000000000a", .lowerUUID),
+            ("0A1B2C3D-0000-4000-8000-00000000000A", .upperUUID),
+            ("0A1b2c3d-0000-4000-8000-00000000000a", nil),  // mixed case, 36 bytes
+            ("1", .short),
+            ("evt_6d15dece4af8", .short),  // 16 bytes
+            ("evt_6d15dece4af80", nil),  // 17 bytes
+            ("é\u{0}x", .short),  // a NUL inside is kept
+            ("ab\u{0}", nil),  // a NUL at the end would read as padding
+            ("", nil),
+        ]
+        for (text, expected) in cases {
+            var packed: (UInt64, UInt64) = (~0, ~0)
+            let kind = Array(text.utf8).withUnsafeBytes { BareID.pack($0, into: &packed) }
+            XCTAssertEqual(kind, expected, text.debugDescription)
+            guard let kind else { continue }
+            let back = BareID.withText(of: packed, kind: kind) { Array($0) }
+            XCTAssertEqual(back, Array(text.utf8), text.debugDescription)
+        }
     }
 
     func testEventExtraKeepsItsIDAndAnswer() {

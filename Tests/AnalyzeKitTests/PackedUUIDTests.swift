@@ -76,7 +76,7 @@ final class PackedUUIDTests: XCTestCase {
 
     /// Identity events of one device at one instant: their order, and so the
     /// switches, follows the ids' bytes, whatever mix of packed (lowercase,
-    /// uppercase) and unpacked ids they have.
+    /// uppercase, short) and unpacked ids they have.
     func testTiesFollowTheIdsBytesAcrossPackedAndPlainIds() throws {
         var rng = SplitMix64(5)
         let hex = Array("0123456789abcdef")
@@ -92,11 +92,13 @@ final class PackedUUIDTests: XCTestCase {
             var ids = Set<String>()
             while ids.count < 24 {
                 let base = uuid(["ab", "AB", "a", "1", "0f"][Int(rng.next() % 5)])
-                switch rng.next() % 5 {
+                switch rng.next() % 7 {
                 case 0: ids.insert(base.uppercased())
                 case 1: ids.insert(base)
                 case 2: ids.insert(String(base.dropLast()))          // 35 bytes: plain
                 case 3: ids.insert(base.prefix(35) + "Z")             // not hex: plain
+                case 4: ids.insert(String(base.prefix(Int(rng.next() % 16) + 1)))  // 1–16 bytes: short
+                case 5: ids.insert(base.prefix(16) + "-")             // 17 bytes: plain
                 default: ids.insert(base.prefix(1).uppercased() + base.dropFirst())  // mixed case: plain
                 }
             }

@@ -8,22 +8,69 @@ struct EventKey: Hashable {
         (low, high) = ByteHash.hashPair(eventID, seeds: (0x243f_6a88_85a3_08d3, 0x1319_8a2e_0370_7344))
     }
 
-    /// The key of an `event_id` that is a canonical UUID in one letter case,
-    /// from the 16 bytes it spells (``PackedUUID``) and its case, so that
-    /// settling can compute it again from what a bare copy keeps (the bytes,
-    /// and its record the case: ``EventCopy``). The two cases hash with
-    /// different seeds: `6D15…` and `6d15…` are two ids. Every other
-    /// `event_id` hashes its own bytes (``init(_:)``): the same text always
-    /// takes the same way, and another text is another event.
-    init(packedUUID packed: (UInt64, UInt64), case letterCase: PackedUUID.Case) {
-        let seeds: (UInt64, UInt64) = letterCase == .lower
-            ? (0xa409_3822_299f_31d0, 0x4528_21e6_38d0_1377)
-            : (0x2ffd_72db_d01a_dfb7, 0xb8e1_afed_6a26_7e96)
+    /// The key of an `event_id` that fits in 16 bytes (``BareID``), from
+    /// those bytes and its kind, so that settling can compute it again from
+    /// what a bare copy keeps (the bytes, and its record the kind:
+    /// ``EventCopy``). Each kind hashes with seeds of its own: `6D15…` and
+    /// `6d15…` are two ids, and 16 bytes read as a UUID are not the same
+    /// bytes read as a short id. Every other `event_id` hashes its own bytes
+    /// (``init(_:)``): the same text always takes the same way, and another
+    /// text is another event.
+    init(packedID packed: (UInt64, UInt64), kind: BareID.Kind) {
+        let seeds: (UInt64, UInt64)
+        switch kind {
+        case .lowerUUID: seeds = (0xa409_3822_299f_31d0, 0x4528_21e6_38d0_1377)
+        case .upperUUID: seeds = (0x2ffd_72db_d01a_dfb7, 0xb8e1_afed_6a26_7e96)
+        case .short: seeds = (0x0801_f2e2_858e_fc16, 0x6369_20d8_7157_1e69)
+        }
         (low, high) = withUnsafeBytes(of: packed) { ByteHash.hashPair($0, seeds: seeds) }
     }
 
     /// The 32 bits of the high half a copy keeps (``EventCopy/keyHigh``).
     var copyHigh: UInt32 { UInt32(truncatingIfNeeded: high >> 32) }
+}
+
+/// An `event_id` kept in 16 bytes, with the kind of its spelling: a
+/// canonical UUID in one letter case (the 16 bytes it spells,
+/// ``PackedUUID``), or a short id — 1 to 16 bytes, the last not NUL — kept as
+/// written and padded with NUL bytes (so its length is where the last
+/// non-NUL byte ends). Such an id of an identity event is its copy until
+/// settling, then an entry of `PartialAggregate.bareIDs` (a *bare id*); its
+/// kind is in its record (``EventRecord/bareIDKind``).
+enum BareID {
+    enum Kind: Int32, CaseIterable {
+        case lowerUUID = 0, upperUUID = 1, short = 2
+    }
+
+    /// The kind of `id` and its 16 bytes, written to `packed`; nil (and
+    /// `packed` unspecified) when it fits neither way.
+    static func pack(_ id: UnsafeRawBufferPointer, into packed: inout (UInt64, UInt64)) -> Kind? {
+        if let letterCase = withUnsafeMutableBytes(of: &packed, { PackedUUID.pack(id, into: $0) }) {
+            return letterCase == .lower ? .lowerUUID : .upperUUID
+        }
+        guard id.count <= 16, let last = id.last, last != 0 else { return nil }
+        packed = (0, 0)
+        withUnsafeMutableBytes(of: &packed) { $0.copyMemory(from: id) }
+        return .short
+    }
+
+    /// Calls `body` with the text of the id packed as `packed` of `kind`.
+    static func withText<R>(of packed: (UInt64, UInt64), kind: Kind, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        guard kind == .short else {
+            var text = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))  // 40 bytes
+            return withUnsafeMutableBytes(of: &text) { text in
+                withUnsafeBytes(of: packed) {
+                    PackedUUID.unpack($0, case: kind == .lowerUUID ? .lower : .upper, into: text)
+                }
+                return body(UnsafeRawBufferPointer(rebasing: text[0..<PackedUUID.textCount]))
+            }
+        }
+        return withUnsafeBytes(of: packed) { bytes in
+            var count = 16
+            while count > 1 && bytes[count - 1] == 0 { count -= 1 }
+            return body(UnsafeRawBufferPointer(rebasing: bytes[0..<count]))
+        }
+    }
 }
 
 /// One accepted event, reduced to what the metrics read (24 bytes).
@@ -113,9 +160,9 @@ struct EventRecord {
     }
 
     /// Whether the event's id is a bare id (an identity event whose
-    /// `event_id` is a UUID in one letter case: its 16 bytes and nothing
-    /// else), and ``extra`` then says where and in which case
-    /// (``bareIDIndex``, ``bareIDCase``), rather than being a handle in
+    /// `event_id` fits in 16 bytes, ``BareID``: those bytes and nothing
+    /// else), and ``extra`` then says where and of which kind
+    /// (``bareIDIndex``, ``bareIDKind``), rather than being a handle in
     /// `PartialAggregate.extras`.
     var hasBareID: Bool {
         @inline(__always) get { word1 & 1 != 0 }
@@ -129,7 +176,7 @@ struct EventRecord {
 
     /// Handle into `PartialAggregate.extras`, or -1; for a record with a
     /// bare id, that id's index in `PartialAggregate.bareIDs` (0 until
-    /// settling moves it there) times two, plus one when it is upper case.
+    /// settling moves it there) times four, plus its kind.
     var extra: Int32 {
         @inline(__always) get { Int32(truncatingIfNeeded: Self.field(word2, 5, 29)) - 1 }
         set {
@@ -138,18 +185,21 @@ struct EventRecord {
         }
     }
 
-    /// The letter case of a bare id (``hasBareID``).
-    var bareIDCase: PackedUUID.Case { extra & 1 == 0 ? .lower : .upper }
+    /// The kind of a bare id (``hasBareID``).
+    var bareIDKind: BareID.Kind {
+        guard let kind = BareID.Kind(rawValue: extra & 3) else { preconditionFailure("a bare id of no kind") }
+        return kind
+    }
 
     /// A bare id's index in `PartialAggregate.bareIDs`, once settling moved it there.
-    var bareIDIndex: Int { Int(extra >> 1) }
+    var bareIDIndex: Int { Int(extra >> 2) }
 
-    /// Makes the record's id a bare id in `letterCase`, at `index` in
+    /// Makes the record's id a bare id of `kind`, at `index` in
     /// `PartialAggregate.bareIDs` (0 until settling moves it there).
-    mutating func setBareID(index: Int, case letterCase: PackedUUID.Case) {
-        precondition(index < Int(Self.extraLimit) / 2, "more than about 2²⁸ identity events with UUID ids")
+    mutating func setBareID(index: Int, kind: BareID.Kind) {
+        precondition(index < Int(Self.extraLimit) / 4, "more than about 2²⁷ identity events with ids kept bare")
         hasBareID = true
-        extra = Int32(index) << 1 | (letterCase == .upper ? 1 : 0)
+        extra = Int32(index) << 2 | kind.rawValue
     }
 
     var instant: Instant { Instant(seconds: seconds, nanoseconds: nanoseconds) }
@@ -180,10 +230,10 @@ struct EventRecord {
 /// spelling): what settling duplicates reads (16 bytes). Which chunk the
 /// copy came from is kept per run of records (``EventShard``), not per copy.
 ///
-/// A *bare* copy, that of an identity event whose `event_id` is a UUID in one
-/// letter case (its record's `hasBareID`, the case in its record's extra),
-/// holds instead the 16 bytes the id spells (``init(packedID:)``): its key is
-/// ``EventKey/init(packedUUID:case:)`` of them, identity events have no content fingerprint, and settling moves
+/// A *bare* copy, that of an identity event whose `event_id` fits in 16 bytes
+/// (``BareID``; its record's `hasBareID`, the kind in its record's extra),
+/// holds instead those 16 bytes (``init(packedID:)``): its key is
+/// ``EventKey/init(packedID:kind:)`` of them, identity events have no content fingerprint, and settling moves
 /// those bytes to the partial's bare ids, which order ties, before the copies
 /// are freed. So such an event keeps 16 bytes until then, not 32 (key and
 /// fingerprint, and its id apart). Only ``EventShard`` tells the two kinds
@@ -207,7 +257,7 @@ struct EventCopy {
         self.fingerprint = Self.fold(fingerprint)
     }
 
-    /// A bare copy: the 16 bytes of a UUID `event_id` in one letter case.
+    /// A bare copy: the 16 bytes of an `event_id` (``BareID``).
     init(packedID: (UInt64, UInt64)) {
         keyLow = packedID.0
         keyHigh = UInt32(truncatingIfNeeded: packedID.1)
@@ -523,11 +573,11 @@ struct EventShard {
     }
 
     /// The key of `copy`, the copy of `record` (a bare copy when the record
-    /// has a bare id, in the case the record says).
+    /// has a bare id, of the kind the record says).
     @inline(__always)
     private static func key(of copy: EventCopy, record: EventRecord) -> CopyKey {
         guard record.hasBareID else { return CopyKey(low: copy.keyLow, high: copy.keyHigh) }
-        let key = EventKey(packedUUID: copy.packedID, case: record.bareIDCase)
+        let key = EventKey(packedID: copy.packedID, kind: record.bareIDKind)
         return CopyKey(low: key.low, high: key.copyHigh)
     }
 
@@ -705,14 +755,14 @@ struct EventShard {
 
     /// See ``EventStore/releaseCopies()``: each bare copy's id is first
     /// written to `ids`, from `base` on, in handle order (``bareCount`` of
-    /// them), and its record's extra then says its index there (and its case, as before).
+    /// them), and its record's extra then says its index there (and its kind, as before).
     mutating func releaseCopies(movingBareIDsTo ids: UnsafeMutableBufferPointer<PackedID>, from base: Int) {
         var next = base
         let bareCopies = copies
         records.updateEachWithHandle { handle, record in
             guard record.hasBareID else { return }
             (ids.baseAddress! + next).initialize(to: PackedID(bytes: bareCopies[handle].packedID))
-            record.setBareID(index: next, case: record.bareIDCase)
+            record.setBareID(index: next, kind: record.bareIDKind)
             next += 1
         }
         precondition(next - base == bareCount, "bare copies miscounted")

@@ -39,14 +39,14 @@ struct AnswerRecord {
     var kind: AnswerKind { AnswerKind(rawValue: UInt8(countAndKind & 3)).unsafelyUnwrapped }
 }
 
-/// A packed UUID `event_id` (``PackedUUID``): 16 bytes (its case is in its record).
+/// An `event_id` kept in 16 bytes (``BareID``; its kind is in its record).
 struct PackedID {
     var bytes: (UInt64, UInt64)
 }
 
 /// An event's place in the SPEC's ordering key: its instant, and where its
 /// `event_id` bytes are kept (for ties): a handle in `PartialAggregate.extras`,
-/// or, when `hasBareID`, an index in `bareIDs` and a case, as in
+/// or, when `hasBareID`, an index in `bareIDs` and a kind, as in
 /// ``EventRecord/extra``.
 struct OrderingKey {
     var seconds: Int64
@@ -104,9 +104,8 @@ struct PartialAggregate {
     /// `event_id` bytes of events whose ordering ties matter.
     private(set) var eventIDs = SegmentedArray<UInt8>()
     private(set) var extras = SegmentedArray<EventExtra>()
-    /// The `event_id`s of identity events that are UUIDs in one letter case,
-    /// packed (16 bytes: no answer to record, unlike an extra; the case is in
-    /// the event's record).
+    /// The `event_id`s of identity events that fit in 16 bytes (``BareID``:
+    /// no answer to record, unlike an extra; the kind is in the event's record).
     /// Until ``settle()`` they are their events' copies in the store
     /// (``EventCopy/init(packedID:)``), which then moves them here.
     private(set) var bareIDs: [PackedID] = []
@@ -220,12 +219,13 @@ struct PartialAggregate {
     /// 1.2 % of all instructions); its event's fields are read in place for
     /// the same reason.
     private mutating func record(at position: UInt64, from parser: inout EventParser) {
-        // A canonical UUID in one case is kept as the 16 bytes it spells
-        // (when kept), and keyed by them and its case (see ``EventKey``).
+        // An id that fits in 16 bytes (a canonical UUID in one case, or a
+        // short id) is kept as those bytes (when kept), and keyed by them
+        // and its kind (see ``EventKey``).
         var packed: (UInt64, UInt64) = (0, 0)
-        let (letterCase, key) = parser.withBytes(of: parser.event.eventID) { id in
-            let letterCase = withUnsafeMutableBytes(of: &packed) { PackedUUID.pack(id, into: $0) }
-            return (letterCase, letterCase.map { EventKey(packedUUID: packed, case: $0) } ?? EventKey(id))
+        let (packedKind, key) = parser.withBytes(of: parser.event.eventID) { id in
+            let kind = BareID.pack(id, into: &packed)
+            return (kind, kind.map { EventKey(packedID: packed, kind: $0) } ?? EventKey(id))
         }
         var answer: Int32 = -1
         if parser.event.answerKind != .none, let onboarding = parser.event.onboardingID,
@@ -253,15 +253,20 @@ struct PartialAggregate {
                 optionsStart: start, question: question, optionsCount: Int32(answerScratch.count), kind: parser.event.answerKind)))
         }
         var extra: Int32 = -1
-        var bareIDCase: PackedUUID.Case?
+        var bareIDKind: BareID.Kind?
         if parser.event.type.isIdentityEvent || answer >= 0 {
-            if let letterCase, answer < 0 {
-                // An identity event's UUID is its copy (a bare copy), its case
-                // in its record, until settling moves it to `bareIDs`.
+            let letterCase: PackedUUID.Case? = switch packedKind {
+            case .lowerUUID?: .lower
+            case .upperUUID?: .upper
+            default: nil
+            }
+            if let packedKind, answer < 0 {
+                // An identity event's packed id is its copy (a bare copy), its
+                // kind in its record, until settling moves it to `bareIDs`.
                 // (Identity events have no content fingerprint, so a bare copy
                 // need not keep one.)
                 assert(parser.event.contentFingerprint == 0)
-                bareIDCase = letterCase
+                bareIDKind = packedKind
             } else if let letterCase {
                 extra = Int32(extras.append(EventExtra(packedID: packed, case: letterCase, answer: answer)))
             } else {
@@ -297,10 +302,10 @@ struct PartialAggregate {
             profile: 0,
             customerUser: 0,
             type: parser.event.type)
-        if let bareIDCase { record.setBareID(index: 0, case: bareIDCase) }
+        if let bareIDKind { record.setBareID(index: 0, kind: bareIDKind) }
         pending.append(PendingEvent(
             record: record,
-            copy: bareIDCase != nil
+            copy: bareIDKind != nil
                 ? EventCopy(packedID: packed) : EventCopy(key: key, fingerprint: parser.event.contentFingerprint),
             device: identity(parser.event.deviceID, last: &lastIdentityBytes.device),
             profile: identity(parser.event.profileID, last: &lastIdentityBytes.profile),
@@ -467,21 +472,16 @@ struct PartialAggregate {
     /// Calls `body` with the `event_id` bytes of an event, as they were in
     /// the input (a packed UUID is written out again).
     private func withEventID<R>(of key: OrderingKey, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-        let packed: (bytes: (UInt64, UInt64), letterCase: PackedUUID.Case)
         if key.hasBareID {
-            packed = (bareIDs[Int(key.extra >> 1)].bytes, key.extra & 1 == 0 ? .lower : .upper)
-        } else {
-            let extra = extras[Int(key.extra)]
-            guard let letterCase = extra.packedCase else {
-                return eventIDs.withContiguous(from: extra.idOffset, count: Int(extra.idCount)) { body(UnsafeRawBufferPointer($0)) }
-            }
-            packed = (unsafeBitCast(extra.id, to: (UInt64, UInt64).self), letterCase)
+            guard let kind = BareID.Kind(rawValue: key.extra & 3) else { preconditionFailure("a bare id of no kind") }
+            return BareID.withText(of: bareIDs[Int(key.extra >> 2)].bytes, kind: kind, body)
         }
-        var text = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))  // 40 bytes
-        return withUnsafeMutableBytes(of: &text) { text in
-            withUnsafeBytes(of: packed.bytes) { PackedUUID.unpack($0, case: packed.letterCase, into: text) }
-            return body(UnsafeRawBufferPointer(rebasing: text[0..<PackedUUID.textCount]))
+        let extra = extras[Int(key.extra)]
+        guard let letterCase = extra.packedCase else {
+            return eventIDs.withContiguous(from: extra.idOffset, count: Int(extra.idCount)) { body(UnsafeRawBufferPointer($0)) }
         }
+        return BareID.withText(
+            of: unsafeBitCast(extra.id, to: (UInt64, UInt64).self), kind: letterCase == .lower ? .lowerUUID : .upperUUID, body)
     }
 
     /// The answer of a record, if it is a quiz answer.
