@@ -127,20 +127,20 @@ final class PackedFieldTests: XCTestCase {
 
     func testEventExtraKeepsItsIDAndAnswer() {
         let bytes: (UInt64, UInt64) = (0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210)
-        for letterCase in [PackedUUID.Case.lower, .upper] {
+        for kind in BareID.Kind.allCases {
             for answer: Int32 in [-1, 0, 7, (1 << 30) - 2] {
-                var extra = EventExtra(packedID: bytes, case: letterCase, answer: answer)
-                XCTAssertEqual(extra.packedCase, letterCase)
+                var extra = EventExtra(packedID: bytes, kind: kind, answer: answer)
+                XCTAssertEqual(extra.packedKind, kind)
                 XCTAssertEqual(extra.answer, answer)
                 withUnsafeBytes(of: extra.id) { id in
                     withUnsafeBytes(of: bytes) { XCTAssertEqual(Array(id), Array($0)) }
                 }
                 extra.answer = 3
-                XCTAssertEqual(extra.packedCase, letterCase, "the case survives a new answer")
+                XCTAssertEqual(extra.packedKind, kind, "the kind survives a new answer")
             }
         }
         var extra = EventExtra(idOffset: (1 << 40) + 5, idCount: 1_000, answer: -1)
-        XCTAssertNil(extra.packedCase)
+        XCTAssertNil(extra.packedKind)
         XCTAssertEqual(extra.idOffset, (1 << 40) + 5)
         XCTAssertEqual(extra.idCount, 1_000)
         XCTAssertEqual(extra.answer, -1)
@@ -149,7 +149,7 @@ final class PackedFieldTests: XCTestCase {
         XCTAssertEqual(extra.idOffset, (1 << 40) + 8)
         XCTAssertEqual(extra.idCount, 1_000)
         XCTAssertEqual(extra.answer, 9)
-        XCTAssertNil(extra.packedCase)
+        XCTAssertNil(extra.packedKind)
     }
 
     func testAnswerRecordKeepsItsFields() {

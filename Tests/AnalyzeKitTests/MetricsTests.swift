@@ -95,6 +95,37 @@ final class MetricsTests: XCTestCase {
         }
     }
 
+    /// Quiz answers of one respondent at one instant: the final one has the
+    /// greatest id by bytes, however each id is kept (a short id, an id
+    /// ending in NUL kept as written, an upper-case UUID, a long plain id).
+    func testQuizTiesAreBrokenByEventIDHoweverTheIDIsKept() throws {
+        let t = "2026-11-01T09:00:00.25Z"
+        func pick(_ id: String, _ profile: String, _ option: String) -> String {
+            event(id, "onboarding_state_updated", t, profile: profile, action: answer("o", "q", "select", [(option, option, option)]))
+        }
+        let lines = [
+            pick("q2", "p1", "b"),
+            pick("q9", "p1", "g"),  // the greatest of p1's ids
+            pick("q10", "p1", "c"),
+            pick("q1\\u0000", "p1", "d"),
+            pick("0A1B2C3D-0000-4000-8000-00000000000A", "p1", "e"),
+            pick("q3-0123456789abcdef", "p1", "f"),
+            pick("r10", "p2", "x"),
+            pick("r2", "p2", "y"),  // the greatest of p2's ids
+            pick("r1", "p2", "z"),
+            // "s1" < "s1\0": a short id is only as long as its bytes, not its padding.
+            pick("s1\\u0000", "p3", "n"),
+            pick("s1", "p3", "m"),
+        ]
+        for (threads, order) in [(1, lines), (2, lines.reversed()), (3, lines.shuffled())] {
+            let text = try analyze(lines: Array(order), threads: threads).quizText
+            // Options with respondents (column 7): the final answers.
+            let rows = text.split(separator: "\n").dropFirst().map { $0.split(separator: ",").map(String.init) }
+            XCTAssertEqual(rows.filter { $0[6] != "0" }.map { $0[3] }.sorted(), ["g", "n", "y"], text)
+            XCTAssertEqual(rows.count, 11, text)  // every option selected once
+        }
+    }
+
     func testSwitchDevicesCountsDistinctDevices() throws {
         let lines = [
             event("1", "sdk_activate", "2026-11-01T01:00:00Z", device: "d1", profile: "a"),

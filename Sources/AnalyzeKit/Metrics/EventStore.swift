@@ -282,29 +282,28 @@ struct EventCopy {
 /// Memory: 20 bytes (4-byte aligned): the id's 16 bytes, and one word for
 /// the answer's handle and how the id is stored.
 struct EventExtra {
-    /// A packed id's 16 bytes (see ``packedCase``); for an id stored as it
+    /// A packed id's 16 bytes (see ``packedKind``); for an id stored as it
     /// was, its handle in `PartialAggregate.eventIDs` (the first two words)
     /// and its length (the third).
     private(set) var id: (UInt32, UInt32, UInt32, UInt32)
     /// The answer's handle plus one (0: none), times four, plus ``Storage``.
     private var answerAndStorage: UInt32
 
-    /// How the id is kept.
-    private enum Storage: UInt32 {
-        case asWritten = 0, packedLowercase = 1, packedUppercase = 2
-    }
+    /// How the id is kept: as written, or packed as one of the ``BareID``
+    /// kinds (the kind's raw value plus one).
+    private static let asWritten: UInt32 = 0
 
-    /// An extra whose id was packed into `bytes`, written in `letterCase`.
-    init(packedID bytes: (UInt64, UInt64), case letterCase: PackedUUID.Case, answer: Int32) {
+    /// An extra whose id was packed into `bytes` (``BareID/pack(_:into:)``) as `kind`.
+    init(packedID bytes: (UInt64, UInt64), kind: BareID.Kind, answer: Int32) {
         id = unsafeBitCast(bytes, to: (UInt32, UInt32, UInt32, UInt32).self)
-        answerAndStorage = (letterCase == .lower ? Storage.packedLowercase : .packedUppercase).rawValue
+        answerAndStorage = UInt32(kind.rawValue) + 1
         self.answer = answer
     }
 
     /// An extra whose id's bytes are at `idOffset` in `PartialAggregate.eventIDs`.
     init(idOffset: Int, idCount: Int32, answer: Int32) {
         id = (0, 0, UInt32(idCount), 0)
-        answerAndStorage = Storage.asWritten.rawValue
+        answerAndStorage = Self.asWritten
         self.idOffset = idOffset
         self.answer = answer
     }
@@ -328,13 +327,10 @@ struct EventExtra {
         }
     }
 
-    /// How the packed id is written, or nil when the id is stored as it was.
-    var packedCase: PackedUUID.Case? {
-        switch Storage(rawValue: answerAndStorage & 3) {
-        case .packedLowercase: .lower
-        case .packedUppercase: .upper
-        default: nil
-        }
+    /// How the id was packed, or nil when it is stored as it was.
+    var packedKind: BareID.Kind? {
+        let storage = answerAndStorage & 3
+        return storage == Self.asWritten ? nil : BareID.Kind(rawValue: Int32(storage) - 1)
     }
 }
 

@@ -255,11 +255,6 @@ struct PartialAggregate {
         var extra: Int32 = -1
         var bareIDKind: BareID.Kind?
         if parser.event.type.isIdentityEvent || answer >= 0 {
-            let letterCase: PackedUUID.Case? = switch packedKind {
-            case .lowerUUID?: .lower
-            case .upperUUID?: .upper
-            default: nil
-            }
             if let packedKind, answer < 0 {
                 // An identity event's packed id is its copy (a bare copy), its
                 // kind in its record, until settling moves it to `bareIDs`.
@@ -267,8 +262,8 @@ struct PartialAggregate {
                 // need not keep one.)
                 assert(parser.event.contentFingerprint == 0)
                 bareIDKind = packedKind
-            } else if let letterCase {
-                extra = Int32(extras.append(EventExtra(packedID: packed, case: letterCase, answer: answer)))
+            } else if let packedKind {
+                extra = Int32(extras.append(EventExtra(packedID: packed, kind: packedKind, answer: answer)))
             } else {
                 parser.withBytes(of: parser.event.eventID) { id in
                     let offset = eventIDs.append(contentsOf: id.assumingMemoryBound(to: UInt8.self))
@@ -399,7 +394,7 @@ struct PartialAggregate {
         let otherIDs = other.eventIDs
         (other.extras, other.answers, other.answerOptions, other.eventIDs) = (.init(), .init(), .init(), .init())
         otherExtras.updateEach { extra in
-            if extra.packedCase == nil { extra.idOffset += idBase }
+            if extra.packedKind == nil { extra.idOffset += idBase }
             if extra.answer >= 0 { extra.answer += answerBase }
         }
         let questionMap = quizQuestions.absorb(other.quizQuestions, strings: quizMap)
@@ -477,11 +472,10 @@ struct PartialAggregate {
             return BareID.withText(of: bareIDs[Int(key.extra >> 2)].bytes, kind: kind, body)
         }
         let extra = extras[Int(key.extra)]
-        guard let letterCase = extra.packedCase else {
+        guard let kind = extra.packedKind else {
             return eventIDs.withContiguous(from: extra.idOffset, count: Int(extra.idCount)) { body(UnsafeRawBufferPointer($0)) }
         }
-        return BareID.withText(
-            of: unsafeBitCast(extra.id, to: (UInt64, UInt64).self), kind: letterCase == .lower ? .lowerUUID : .upperUUID, body)
+        return BareID.withText(of: unsafeBitCast(extra.id, to: (UInt64, UInt64).self), kind: kind, body)
     }
 
     /// The answer of a record, if it is a quiz answer.
