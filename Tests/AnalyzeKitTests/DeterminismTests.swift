@@ -231,35 +231,21 @@ final class DeterminismTests: XCTestCase {
             event("1", "sdk_activate", "2026-11-01T05:00:00Z", device: "d9", profile: "pA"),
             event("10", "logout", "2026-11-01T05:00:00Z", device: "d9", profile: "pA"),
         ]
-        let text = Array(lines.joined(separator: "\n").utf8) + [0x0A]
-        var rng = SplitMix64(6)
-        let chunks = Self.chunks(of: text, sizes: 1...1, using: &rng)
-        XCTAssertEqual(chunks.count, lines.count)
-        for workers in 1...4 {
-            for _ in 0..<8 {
-                var partials = (0..<workers).map { _ in PartialAggregate(maxLineBytes: 1 << 20, maxRejectRows: 10) }
-                for chunk in chunks.shuffled(using: &rng) { partials[Int.random(in: 0..<workers, using: &rng)].consume(chunk) }
-                partials.shuffle(using: &rng)
-                var merged = partials.removeFirst()
-                for partial in partials { merged.merge(partial) }
-                let result = AnalysisResult(
-                    merged: merged, files: [InputFile(displayName: "x", location: .standardInput)],
-                    bytesRead: 0, bytesDecoded: 0, timeZone: .utc)
-                // s (kept: the first), its copy, its other type (a conflict),
-                // its escaped spelling; its prefix; s + "0"; "1", "1\0", "10"
-                // and "10" again.
-                XCTAssertEqual(result.quality.lines, 10)
-                XCTAssertEqual(result.quality.events, 6, "\(workers) partials")
-                XCTAssertEqual(result.quality.duplicates, 4, "\(workers) partials")
-                XCTAssertEqual(result.quality.conflictingDuplicates, 1, "\(workers) partials")
-                XCTAssertEqual(
-                    String(decoding: result.profileSwitchesCSV(), as: UTF8.self),
-                    "date,trigger,switches,devices\n2026-11-01,identify,1,1\n2026-11-01,logout,1,1\n",
-                    "\(workers) partials")
-                XCTAssertEqual(
-                    String(decoding: result.installsCSV(), as: UTF8.self),
-                    "date,by_device_id,by_customer_user_id,by_profile_id\n2026-11-01,4,1,5\n", "\(workers) partials")
-            }
+        Self.forEachMerge(of: lines, seed: 6) { result, workers in
+            // s (kept: the first), its copy, its other type (a conflict),
+            // its escaped spelling; its prefix; s + "0"; "1", "1\0", "10"
+            // and "10" again.
+            XCTAssertEqual(result.quality.lines, 10)
+            XCTAssertEqual(result.quality.events, 6, "\(workers) partials")
+            XCTAssertEqual(result.quality.duplicates, 4, "\(workers) partials")
+            XCTAssertEqual(result.quality.conflictingDuplicates, 1, "\(workers) partials")
+            XCTAssertEqual(
+                String(decoding: result.profileSwitchesCSV(), as: UTF8.self),
+                "date,trigger,switches,devices\n2026-11-01,identify,1,1\n2026-11-01,logout,1,1\n",
+                "\(workers) partials")
+            XCTAssertEqual(
+                String(decoding: result.installsCSV(), as: UTF8.self),
+                "date,by_device_id,by_customer_user_id,by_profile_id\n2026-11-01,4,1,5\n", "\(workers) partials")
         }
     }
 
@@ -291,8 +277,29 @@ final class DeterminismTests: XCTestCase {
             event("evt-1", "sdk_activate", "2026-11-01T01:00:00Z", device: "d1", profile: "p1"),
             event(c, "logout", "2026-11-01T05:00:00Z", device: "d9", profile: "pB"),
         ]
+        Self.forEachMerge(of: lines, seed: 5) { result, workers in
+            // u (kept: the first), its copy, its other type (a conflict), its
+            // escaped spelling; u in the other case (another id); evt-1;
+            // a, b, c and c again.
+            XCTAssertEqual(result.quality.lines, 10)
+            XCTAssertEqual(result.quality.events, 6, "\(workers) partials, uppercase \(uppercase)")
+            XCTAssertEqual(result.quality.duplicates, 4, "\(workers) partials")
+            XCTAssertEqual(result.quality.conflictingDuplicates, 1, "\(workers) partials")
+            XCTAssertEqual(
+                String(decoding: result.profileSwitchesCSV(), as: UTF8.self),
+                "date,trigger,switches,devices\n2026-11-01,logout,1,1\n", "\(workers) partials")
+            XCTAssertEqual(
+                String(decoding: result.installsCSV(), as: UTF8.self),
+                "date,by_device_id,by_customer_user_id,by_profile_id\n2026-11-01,3,1,4\n", "\(workers) partials")
+        }
+    }
+
+    /// Runs `lines`, one line per chunk, through 1 to 4 partials, eight times
+    /// each (chunks shuffled and spread at random, partials merged in random
+    /// order), and calls `check` with each result and its number of partials.
+    private static func forEachMerge(of lines: [String], seed: UInt64, _ check: (AnalysisResult, Int) -> Void) {
         let text = Array(lines.joined(separator: "\n").utf8) + [0x0A]
-        var rng = SplitMix64(5)
+        var rng = SplitMix64(seed)
         let chunks = Self.chunks(of: text, sizes: 1...1, using: &rng)
         XCTAssertEqual(chunks.count, lines.count)
         for workers in 1...4 {
@@ -302,22 +309,9 @@ final class DeterminismTests: XCTestCase {
                 partials.shuffle(using: &rng)
                 var merged = partials.removeFirst()
                 for partial in partials { merged.merge(partial) }
-                let result = AnalysisResult(
+                check(AnalysisResult(
                     merged: merged, files: [InputFile(displayName: "x", location: .standardInput)],
-                    bytesRead: 0, bytesDecoded: 0, timeZone: .utc)
-                // u (kept: the first), its copy, its other type (a conflict), its
-                // escaped spelling; u in the other case (another id); evt-1;
-                // a, b, c and c again.
-                XCTAssertEqual(result.quality.lines, 10)
-                XCTAssertEqual(result.quality.events, 6, "\(workers) partials, uppercase \(uppercase)")
-                XCTAssertEqual(result.quality.duplicates, 4, "\(workers) partials")
-                XCTAssertEqual(result.quality.conflictingDuplicates, 1, "\(workers) partials")
-                XCTAssertEqual(
-                    String(decoding: result.profileSwitchesCSV(), as: UTF8.self),
-                    "date,trigger,switches,devices\n2026-11-01,logout,1,1\n", "\(workers) partials")
-                XCTAssertEqual(
-                    String(decoding: result.installsCSV(), as: UTF8.self),
-                    "date,by_device_id,by_customer_user_id,by_profile_id\n2026-11-01,3,1,4\n", "\(workers) partials")
+                    bytesRead: 0, bytesDecoded: 0, timeZone: .utc), workers)
             }
         }
     }
