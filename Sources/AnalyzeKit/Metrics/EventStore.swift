@@ -54,6 +54,20 @@ enum BareID {
         return .short
     }
 
+    /// The extra of a record whose bare id is at `index` in
+    /// `PartialAggregate.bareIDs` (0 until settling moves it there) and of
+    /// `kind`: the two share the field (``EventRecord/extra``).
+    static func extra(index: Int, kind: Kind) -> Int32 {
+        precondition(index < Int(EventRecord.extraLimit) / 4, "more than about 2²⁷ identity events with ids kept bare")
+        return Int32(index) << 2 | kind.rawValue
+    }
+
+    /// The index and kind a bare id's ``extra(index:kind:)`` holds.
+    static func indexAndKind(inExtra extra: Int32) -> (index: Int, kind: Kind) {
+        guard let kind = Kind(rawValue: extra & 3) else { preconditionFailure("a bare id of no kind") }
+        return (Int(extra >> 2), kind)
+    }
+
     /// Calls `body` with the text of the id packed as `packed` of `kind`.
     static func withText<R>(of packed: (UInt64, UInt64), kind: Kind, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         guard kind == .short else {
@@ -186,20 +200,16 @@ struct EventRecord {
     }
 
     /// The kind of a bare id (``hasBareID``).
-    var bareIDKind: BareID.Kind {
-        guard let kind = BareID.Kind(rawValue: extra & 3) else { preconditionFailure("a bare id of no kind") }
-        return kind
-    }
+    var bareIDKind: BareID.Kind { BareID.indexAndKind(inExtra: extra).kind }
 
     /// A bare id's index in `PartialAggregate.bareIDs`, once settling moved it there.
-    var bareIDIndex: Int { Int(extra >> 2) }
+    var bareIDIndex: Int { BareID.indexAndKind(inExtra: extra).index }
 
     /// Makes the record's id a bare id of `kind`, at `index` in
     /// `PartialAggregate.bareIDs` (0 until settling moves it there).
     mutating func setBareID(index: Int, kind: BareID.Kind) {
-        precondition(index < Int(Self.extraLimit) / 4, "more than about 2²⁷ identity events with ids kept bare")
         hasBareID = true
-        extra = Int32(index) << 2 | kind.rawValue
+        extra = BareID.extra(index: index, kind: kind)
     }
 
     var instant: Instant { Instant(seconds: seconds, nanoseconds: nanoseconds) }
@@ -233,9 +243,9 @@ struct EventRecord {
 /// A *bare* copy, that of an identity event whose `event_id` fits in 16 bytes
 /// (``BareID``; its record's `hasBareID`, the kind in its record's extra),
 /// holds instead those 16 bytes (``init(packedID:)``): its key is
-/// ``EventKey/init(packedID:kind:)`` of them, identity events have no content fingerprint, and settling moves
-/// those bytes to the partial's bare ids, which order ties, before the copies
-/// are freed. So such an event keeps 16 bytes until then, not 32 (key and
+/// ``EventKey/init(packedID:kind:)`` of them, identity events have no content
+/// fingerprint, and settling moves those bytes to the partial's bare ids,
+/// which order ties, before the copies are freed. So such an event keeps 16 bytes until then, not 32 (key and
 /// fingerprint, and its id apart). Only ``EventShard`` tells the two kinds
 /// apart, by the record.
 struct EventCopy {
@@ -286,11 +296,11 @@ struct EventExtra {
     /// was, its handle in `PartialAggregate.eventIDs` (the first two words)
     /// and its length (the third).
     private(set) var id: (UInt32, UInt32, UInt32, UInt32)
-    /// The answer's handle plus one (0: none), times four, plus ``Storage``.
+    /// The answer's handle plus one (0: none), times four, plus how the id is
+    /// kept (``asWritten``, or a ``BareID`` kind's raw value plus one).
     private var answerAndStorage: UInt32
 
-    /// How the id is kept: as written, or packed as one of the ``BareID``
-    /// kinds (the kind's raw value plus one).
+    /// An id kept as written, in `PartialAggregate.eventIDs`.
     private static let asWritten: UInt32 = 0
 
     /// An extra whose id was packed into `bytes` (``BareID/pack(_:into:)``) as `kind`.

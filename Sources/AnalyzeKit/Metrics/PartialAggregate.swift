@@ -468,8 +468,8 @@ struct PartialAggregate {
     /// the input (a packed UUID is written out again).
     private func withEventID<R>(of key: OrderingKey, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         if key.hasBareID {
-            guard let kind = BareID.Kind(rawValue: key.extra & 3) else { preconditionFailure("a bare id of no kind") }
-            return BareID.withText(of: bareIDs[Int(key.extra >> 2)].bytes, kind: kind, body)
+            let (index, kind) = BareID.indexAndKind(inExtra: key.extra)
+            return BareID.withText(of: bareIDs[index].bytes, kind: kind, body)
         }
         let extra = extras[Int(key.extra)]
         guard let kind = extra.packedKind else {

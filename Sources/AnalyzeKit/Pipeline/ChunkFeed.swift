@@ -92,6 +92,9 @@ final class ChunkFeed: @unchecked Sendable {
     /// seldom runs out.
     static let defaultSpinNanoseconds: UInt64 = 1_000_000
 
+    /// Waits that block at once after a spin that ran out (a slow input).
+    static let waitsBlockingAfterASpinRunsOut = 16
+
     /// Waits between two counts of the machine's ready threads.
     static let waitsBetweenLoadCounts = 32
 
@@ -168,7 +171,7 @@ final class ChunkFeed: @unchecked Sendable {
             condition.unlock()
             let changed = SpinWait.until(nanoseconds: spinNanoseconds) { changes.load(ordering: .relaxed) != seen }
             condition.lock()
-            if !changed { waitsWithoutSpinning = 16 }
+            if !changed { waitsWithoutSpinning = Self.waitsBlockingAfterASpinRunsOut }
         }
         // Every change is counted under the lock, so an unchanged count means
         // the broadcast of the next change is still to come.
