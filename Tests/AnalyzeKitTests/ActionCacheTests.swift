@@ -83,6 +83,47 @@ final class ActionCacheTests: XCTestCase {
         XCTAssertEqual(assertCachedEqualsFresh(lines + [lines[0], lines[0]]), 49)
     }
 
+    func testLookupsPauseWhereAlmostNothingIsFoundThenResume() {
+        // A sample's worth of actions met once each: none found, so lookups pause.
+        let unique = (0..<ActionCache.sampleSize).map {
+            stateUpdate(select.replacingOccurrences(of: "Café au lait", with: "Café no \($0)"))
+        }
+        var parser = EventParser()
+        for line in unique { _ = ParseSnapshot(line, &parser) }
+        XCTAssertEqual(parser.actionCacheHits, 0)
+        XCTAssertEqual(parser.actionCacheLookupsToSkip, ActionCache.lookupsSkippedAfterAPoorSample)
+
+        // While paused, a recurring action is read afresh every time, and the same.
+        let recurring = stateUpdate(select)
+        var fresh = EventParser(cachingActions: false)
+        let expected = ParseSnapshot(recurring, &fresh)
+        for _ in 0..<ActionCache.lookupsSkippedAfterAPoorSample {
+            XCTAssertEqual(ParseSnapshot(recurring, &parser), expected)
+        }
+        XCTAssertEqual(parser.actionCacheHits, 0)
+        XCTAssertEqual(parser.actionCacheLookupsToSkip, 0)
+
+        // Then lookups resume: read twice (remembered at its second reading), then found.
+        for _ in 0..<4 { XCTAssertEqual(ParseSnapshot(recurring, &parser), expected) }
+        XCTAssertEqual(parser.actionCacheHits, 2)
+    }
+
+    func testASampleThatFindsOneActionIn32KeepsLookingUp() {
+        // 32 hits in a sample of 1 024 lookups is enough to go on.
+        let recurring = stateUpdate(select)
+        var lines = [recurring, recurring]  // read twice: remembered, not yet found
+        for k in 0..<(ActionCache.sampleSize - 2 - ActionCache.minimumHitsPerSample) {
+            lines.append(stateUpdate(select.replacingOccurrences(of: "Café au lait", with: "Café no \(k)")))
+        }
+        lines += Array(repeating: recurring, count: ActionCache.minimumHitsPerSample)
+        var parser = EventParser()
+        for line in lines { _ = ParseSnapshot(line, &parser) }
+        XCTAssertEqual(parser.actionCacheHits, ActionCache.minimumHitsPerSample)
+        XCTAssertEqual(parser.actionCacheLookupsToSkip, 0)
+        _ = ParseSnapshot(recurring, &parser)
+        XCTAssertEqual(parser.actionCacheHits, ActionCache.minimumHitsPerSample + 1)
+    }
+
     func testDamagedCopiesOfACachedActionAreStillRejected() {
         let good = stateUpdate(select)
         let text = String(decoding: good, as: UTF8.self)

@@ -32,6 +32,8 @@ struct EventParser {
     private var cachesActions = true
     /// `action` objects found in the cache so far.
     var actionCacheHits: Int { actionCache.hits }
+    /// Actions the cache will read without a lookup (paused, for tests).
+    var actionCacheLookupsToSkip: Int { actionCache.lookupsToSkip }
     /// `action` objects read in one pass (``ActionScan``) so far.
     private(set) var actionsScanned = 0
     private var line = UnsafeRawBufferPointer(start: nil, count: 0)
