@@ -82,7 +82,7 @@ struct ActionCache {
     }
 
     /// A way's readings and hit count; its prefix hash and length are kept
-    /// apart (``Storage/prefixHashes``, ``Storage/lengths``), so a lookup
+    /// apart (``Tables/prefixHashes``, ``Tables/lengths``), so a lookup
     /// reads two small arrays instead of whole ways.
     private struct Way {
         var hasStateUpdated = false
@@ -97,7 +97,10 @@ struct ActionCache {
         var label: Span
     }
 
-    private final class Storage {
+    /// The cache's memory, as pointers: a trivial value, so reading it
+    /// costs no reference counting (binding a class reference per lookup or
+    /// remember cost a retain and a release). ``Owner`` frees it.
+    private struct Tables {
         let prefixHashes: UnsafeMutablePointer<UInt64>
         /// Bytes of each way's object; 0 for an empty way.
         let lengths: UnsafeMutablePointer<Int32>
@@ -128,20 +131,27 @@ struct ActionCache {
             hitCounts = zeroed(wayCount, UInt16.self)
             seenOnce = zeroed(ActionCache.seenOnceSlots, UInt64.self)
         }
+    }
+
+    /// Frees the ``Tables`` when the last copy of the cache is gone.
+    private final class Owner {
+        let tables = Tables()
 
         deinit {  // every element type is trivial: nothing to deinitialize
-            free(prefixHashes)
-            free(lengths)
-            free(ways)
-            free(bytes)
-            free(options)
-            free(replacements)
-            free(hitCounts)
-            free(seenOnce)
+            free(tables.prefixHashes)
+            free(tables.lengths)
+            free(tables.ways)
+            free(tables.bytes)
+            free(tables.options)
+            free(tables.replacements)
+            free(tables.hitCounts)
+            free(tables.seenOnce)
         }
     }
 
-    private var storage: Storage?
+    private var owner: Owner?
+    /// `owner`'s tables, once reserved.
+    private var tables: Tables?
     /// Lookups that found their object (for tests and measurements).
     private(set) var hits = 0
     /// Lookups and hits since the last verdict (``sample(found:)``).
@@ -164,20 +174,23 @@ struct ActionCache {
         guard available >= Self.prefixLength else { return nil }
         let object = UnsafeRawPointer(scanner.base + start)
         let hash = Self.prefixHash(object)
-        if storage == nil { storage = Storage() }
-        let storage = storage!
+        if tables == nil {
+            owner = Owner()
+            tables = owner!.tables
+        }
+        let tables = self.tables!
         let first = Self.set(of: hash) * Self.ways
-        for w in first..<(first + Self.ways) where storage.prefixHashes[w] == hash {
-            let length = Int(storage.lengths[w])
+        for w in first..<(first + Self.ways) where tables.prefixHashes[w] == hash {
+            let length = Int(tables.lengths[w])
             guard length != 0 && length <= available else { continue }
             // Objects that share the first 96 bytes (the options of one
             // question) mostly differ near their end: compare the last word
             // before all the bytes.
-            let stored = UnsafeRawPointer(storage.bytes + w * Self.maxBytes)
+            let stored = UnsafeRawPointer(tables.bytes + w * Self.maxBytes)
             if object.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
                 == stored.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
                 && memcmp(stored, object, length) == 0 {
-                if storage.hitCounts[w] < UInt16.max { storage.hitCounts[w] += 1 }
+                if tables.hitCounts[w] < UInt16.max { tables.hitCounts[w] += 1 }
                 hits += 1
                 sample(found: true)
                 return .hit(way: w, length: length)
@@ -217,9 +230,7 @@ struct ActionCache {
     func reading(
         _ way: Int, for type: EventType, objectStart: Int, into fields: inout ActionFields, options: inout [OptionRefs]
     ) -> UInt64? {
-        // The storage's pointers, not the storage: binding the class reference
-        // cost a retain and a release per cached action.
-        guard let ways = storage?.ways, let allOptions = storage?.options else { return nil }
+        guard let ways = tables?.ways, let allOptions = tables?.options else { return nil }
         let isStateUpdate = type == .onboardingStateUpdated
         guard isStateUpdate ? ways[way].hasStateUpdated : ways[way].hasAnalytics else { return nil }
         let reading = isStateUpdate ? ways[way].stateUpdated : ways[way].analytics
@@ -251,7 +262,7 @@ struct ActionCache {
     ) {
         // (At least a word long: a lookup compares the last word first.)
         let length = object.end - object.start
-        guard let storage, length >= 8, length <= Self.maxBytes, options.count <= Self.maxOptions else { return }
+        guard let tables, length >= 8, length <= Self.maxBytes, options.count <= Self.maxOptions else { return }
         func span(_ ref: StringRef?) -> Span? {
             guard let ref else { return .absent }
             if ref.count == 0 { return Span(start: 0, count: 0) }
@@ -279,24 +290,24 @@ struct ActionCache {
             case .hit(let found, _):
                 way = found
             case .miss(let hash):
-                guard Self.admits(UnsafeRawBufferPointer(rebasing: line[object.start..<object.end]), in: storage)
+                guard Self.admits(UnsafeRawBufferPointer(rebasing: line[object.start..<object.end]), in: tables)
                 else { return }
-                way = Self.replace(in: storage, set: Self.set(of: hash))
-                storage.prefixHashes[way] = hash
-                storage.lengths[way] = Int32(length)
-                storage.ways[way] = Way()
-                storage.hitCounts[way] = 0
-                (storage.bytes + way * Self.maxBytes).update(
+                way = Self.replace(in: tables, set: Self.set(of: hash))
+                tables.prefixHashes[way] = hash
+                tables.lengths[way] = Int32(length)
+                tables.ways[way] = Way()
+                tables.hitCounts[way] = 0
+                (tables.bytes + way * Self.maxBytes).update(
                     from: line.baseAddress!.assumingMemoryBound(to: UInt8.self) + object.start, count: length)
             }
             if type == .onboardingStateUpdated {
-                storage.ways[way].stateUpdated = reading
-                storage.ways[way].hasStateUpdated = true
+                tables.ways[way].stateUpdated = reading
+                tables.ways[way].hasStateUpdated = true
                 // Only state updates carry options.
-                (storage.options + way * Self.maxOptions).update(from: optionSpans.baseAddress!, count: options.count)
+                (tables.options + way * Self.maxOptions).update(from: optionSpans.baseAddress!, count: options.count)
             } else {
-                storage.ways[way].analytics = reading
-                storage.ways[way].hasAnalytics = true
+                tables.ways[way].analytics = reading
+                tables.ways[way].hasAnalytics = true
             }
         }
     }
@@ -308,11 +319,11 @@ struct ActionCache {
     /// The first reading leaves the object's hash in ``seenOnceSlots``
     /// direct-mapped slots (a later object may overwrite it: the object is
     /// then read in full once more).
-    private static func admits(_ object: UnsafeRawBufferPointer, in storage: Storage) -> Bool {
+    private static func admits(_ object: UnsafeRawBufferPointer, in tables: Tables) -> Bool {
         let hash = ByteHash.hash(object, seed: 5)
         let slot = Int(truncatingIfNeeded: hash) & (seenOnceSlots - 1)
-        if storage.seenOnce[slot] == hash { return true }
-        storage.seenOnce[slot] = hash
+        if tables.seenOnce[slot] == hash { return true }
+        tables.seenOnce[slot] = hash
         return false
     }
 
@@ -336,16 +347,16 @@ struct ActionCache {
     }
 
     /// The way of `set` to overwrite: an empty one, else the least hit.
-    private static func replace(in storage: Storage, set: Int) -> Int {
+    private static func replace(in tables: Tables, set: Int) -> Int {
         let first = set * ways
         var victim = first
         for w in first..<(first + ways) {
-            if storage.lengths[w] == 0 { return w }
-            if storage.hitCounts[w] < storage.hitCounts[victim] { victim = w }
+            if tables.lengths[w] == 0 { return w }
+            if tables.hitCounts[w] < tables.hitCounts[victim] { victim = w }
         }
-        storage.replacements[set] &+= 1
-        if storage.replacements[set] % agingPeriod == 0 {
-            for w in first..<(first + ways) { storage.hitCounts[w] /= 2 }
+        tables.replacements[set] &+= 1
+        if tables.replacements[set] % agingPeriod == 0 {
+            for w in first..<(first + ways) { tables.hitCounts[w] /= 2 }
         }
         return victim
     }
