@@ -125,6 +125,48 @@ final class PackedFieldTests: XCTestCase {
         }
     }
 
+    /// Seeded property test: ids packed the same way compare as their texts
+    /// (lower-case and upper-case UUIDs; short ids with NULs inside, and
+    /// prefixes of one another).
+    func testPackedIDsOfOneKindCompareAsTheirTexts() {
+        var rng = SplitMix64(29)
+        func uuid(_ digits: String) -> String {
+            var text = String((0..<32).map { _ in digits.randomElement(using: &rng)! })
+            for place in [8, 13, 18, 23] { text.insert("-", at: text.index(text.startIndex, offsetBy: place)) }
+            return text
+        }
+        func short() -> [UInt8] {
+            let count = Int.random(in: 1...16, using: &rng)
+            var bytes = (0..<count).map { _ in [0, 1, 0x41, 0x61, 0x7F, 0x80, 0xC3, 0xFF].randomElement(using: &rng)! as UInt8 }
+            if bytes[count - 1] == 0 { bytes[count - 1] = 0x41 }
+            return bytes
+        }
+        for _ in 0..<2_000 {
+            var pair: [[UInt8]]
+            switch Int.random(in: 0..<4, using: &rng) {
+            case 0: pair = [Array(uuid("0123456789abcdef").utf8), Array(uuid("0123456789abcdef").utf8)]
+            case 1: pair = [Array(uuid("0123456789ABCDEF").utf8), Array(uuid("0123456789ABCDEF").utf8)]
+            case 2: pair = [short(), short()]
+            default:
+                // One a prefix of the other, or equal.
+                let long = short()
+                pair = [Array(long.prefix(Int.random(in: 1...long.count, using: &rng))), long]
+                if pair[0].last == 0 { pair[0][pair[0].count - 1] = 0x41 }
+                pair.shuffle(using: &rng)
+            }
+            var packed: [(UInt64, UInt64)] = []
+            for id in pair {
+                var bytes: (UInt64, UInt64) = (0, 0)
+                let kind = id.withUnsafeBytes { BareID.pack($0, into: &bytes) }
+                XCTAssertNotNil(kind, String(decoding: id, as: UTF8.self).debugDescription)
+                packed.append(bytes)
+            }
+            let (a, b) = (pair[0], pair[1])
+            XCTAssertEqual(BareID.precedes(packed[0], packed[1]), a.lexicographicallyPrecedes(b), "\(a) \(b)")
+            XCTAssertEqual(BareID.precedes(packed[1], packed[0]), b.lexicographicallyPrecedes(a), "\(b) \(a)")
+        }
+    }
+
     func testEventExtraKeepsItsIDAndAnswer() {
         let bytes: (UInt64, UInt64) = (0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210)
         for kind in BareID.Kind.allCases {

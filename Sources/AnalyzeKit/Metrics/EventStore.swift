@@ -68,7 +68,25 @@ enum BareID {
         return (Int(extra >> 2), kind)
     }
 
+    /// Whether the id packed as `a` precedes the one packed as `b`, both of
+    /// one kind, in the SPEC's byte order of their texts. Packing keeps that
+    /// order: a UUID's digits are packed in text order, each into a nibble
+    /// with the order of the digits of one case, its hyphens in the same
+    /// places; a short id is its bytes padded with NUL, and a text that is a
+    /// prefix of another is padded to bytes below the other's (its last byte
+    /// is not NUL).
+    ///
+    /// Performance: two compares, against writing both texts out (ties of
+    /// instant are common in exports with duplicates or second timestamps).
+    @inline(__always)
+    static func precedes(_ a: (UInt64, UInt64), _ b: (UInt64, UInt64)) -> Bool {
+        let (a0, b0) = (UInt64(bigEndian: a.0), UInt64(bigEndian: b.0))
+        if a0 != b0 { return a0 < b0 }
+        return UInt64(bigEndian: a.1) < UInt64(bigEndian: b.1)
+    }
+
     /// Calls `body` with the text of the id packed as `packed` of `kind`.
+    @inline(__always)
     static func withText<R>(of packed: (UInt64, UInt64), kind: Kind, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         guard kind == .short else {
             var text = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))  // 40 bytes

@@ -459,13 +459,29 @@ struct PartialAggregate {
     func orderedBefore(_ a: OrderingKey, _ b: OrderingKey) -> Bool {
         if a.seconds != b.seconds { return a.seconds < b.seconds }
         if a.nanoseconds != b.nanoseconds { return a.nanoseconds < b.nanoseconds }
+        if let x = packedEventID(of: a), let y = packedEventID(of: b), x.kind == y.kind {
+            return BareID.precedes(x.bytes, y.bytes)
+        }
         return withEventID(of: a) { first in
             withEventID(of: b) { second in first.lexicographicallyPrecedes(second) }
         }
     }
 
+    /// An event's `event_id` as packed, when it is (``BareID``).
+    @inline(__always)
+    private func packedEventID(of key: OrderingKey) -> (bytes: (UInt64, UInt64), kind: BareID.Kind)? {
+        if key.hasBareID {
+            let (index, kind) = BareID.indexAndKind(inExtra: key.extra)
+            return (bareIDs[index].bytes, kind)
+        }
+        let extra = extras[Int(key.extra)]
+        guard let kind = extra.packedKind else { return nil }
+        return (unsafeBitCast(extra.id, to: (UInt64, UInt64).self), kind)
+    }
+
     /// Calls `body` with the `event_id` bytes of an event, as they were in
     /// the input (a packed UUID is written out again).
+    @inline(__always)
     private func withEventID<R>(of key: OrderingKey, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         if key.hasBareID {
             let (index, kind) = BareID.indexAndKind(inExtra: key.extra)
