@@ -92,6 +92,51 @@ final class EventStoreTests: XCTestCase {
         }
     }
 
+    /// Releasing the copies leaves each kept bare record's id, and its kind,
+    /// where its extra says, with keyed copies and dropped duplicates around.
+    func testReleasedBareIDsAreWhereTheirRecordsSay() {
+        var rng = SplitMix64(11)
+        for bareShare: UInt64 in [100, 60, 0] {
+            var store = EventStore()
+            var ids: [(UInt64, UInt64)] = []
+            var kinds: [BareID.Kind] = []
+            var isBare: [Bool] = []
+            var expectedBare = 0
+            for n in 0..<20_000 {
+                // Every tenth event repeats the one before it (a duplicate, dropped).
+                let repeated = n % 10 == 9
+                ids.append(repeated ? ids[n - 1] : (rng.next(), rng.next()))
+                kinds.append(repeated ? kinds[n - 1] : BareID.Kind.allCases[Int(rng.next() % 3)])
+                isBare.append(repeated ? isBare[n - 1] : rng.next() % 100 < bareShare)
+                var record = EventRecord(seconds: Int64(n), nanoseconds: 0, extra: -1, device: 1, profile: 1,
+                                         customerUser: 0, type: .identify)
+                if isBare[n] {
+                    if !repeated { expectedBare += 1 }
+                    record.setBareID(index: 0, kind: kinds[n])
+                    store.append(record, copy: EventCopy(packedID: ids[n]),
+                                 shard: EventStore.shard(of: EventKey(packedID: ids[n], kind: kinds[n])), sequence: n)
+                } else {
+                    let key = key(repeated ? n - 1 : n)
+                    store.append(record, copy: EventCopy(key: key, fingerprint: 0), shard: EventStore.shard(of: key),
+                                 sequence: n)
+                }
+            }
+            store.settle()
+            let table = store.releaseCopies()
+            var bare = 0
+            store.forEachRecord { record in
+                let n = Int(record.seconds)
+                XCTAssertFalse(n % 10 == 9, "a duplicate kept")
+                XCTAssertEqual(record.hasBareID, isBare[n])
+                guard record.hasBareID else { return }
+                bare += 1
+                XCTAssertEqual(record.bareIDKind, kinds[n])
+                XCTAssertTrue(table[record.bareIDIndex].bytes == ids[n], "record \(n), \(bareShare) % bare")
+            }
+            XCTAssertEqual(bare, expectedBare)
+        }
+    }
+
     /// A copy's 64-bit fingerprint is folded to 32 bits: both halves count.
     func testFingerprintsFoldBothHalves() {
         let key = key(1)
