@@ -209,7 +209,7 @@ struct ActionCache {
     /// second reading copying it in) and saves nothing; a hit saves a few
     /// hundred. On an export whose actions are all unique (a session id in
     /// each, `bench/unique_actions.py`) about 1 % are found, and the lookups
-    /// were about 4.5 % of the CPU samples. Paused, the cache is sampled one
+    /// were about 4.6 % of the CPU samples. Paused, the cache is sampled one
     /// action in 16, so an export whose actions start to recur is found
     /// again within a sample. The generator's 1 M export finds at least 54 %
     /// of each sample, the independent exporter's at least 8 % (its first):
