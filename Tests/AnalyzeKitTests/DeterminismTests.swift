@@ -235,17 +235,10 @@ final class DeterminismTests: XCTestCase {
             // s (kept: the first), its copy, its other type (a conflict),
             // its escaped spelling; its prefix; s + "0"; "1", "1\0", "10"
             // and "10" again.
-            XCTAssertEqual(result.quality.lines, 10)
-            XCTAssertEqual(result.quality.events, 6, "\(workers) partials")
-            XCTAssertEqual(result.quality.duplicates, 4, "\(workers) partials")
-            XCTAssertEqual(result.quality.conflictingDuplicates, 1, "\(workers) partials")
-            XCTAssertEqual(
-                String(decoding: result.profileSwitchesCSV(), as: UTF8.self),
-                "date,trigger,switches,devices\n2026-11-01,identify,1,1\n2026-11-01,logout,1,1\n",
-                "\(workers) partials")
-            XCTAssertEqual(
-                String(decoding: result.installsCSV(), as: UTF8.self),
-                "date,by_device_id,by_customer_user_id,by_profile_id\n2026-11-01,4,1,5\n", "\(workers) partials")
+            Self.assertSixEventsAndFourDuplicates(
+                result, context: "\(workers) partials",
+                switches: "date,trigger,switches,devices\n2026-11-01,identify,1,1\n2026-11-01,logout,1,1\n",
+                installs: "date,by_device_id,by_customer_user_id,by_profile_id\n2026-11-01,4,1,5\n")
         }
     }
 
@@ -281,17 +274,25 @@ final class DeterminismTests: XCTestCase {
             // u (kept: the first), its copy, its other type (a conflict), its
             // escaped spelling; u in the other case (another id); evt-1;
             // a, b, c and c again.
-            XCTAssertEqual(result.quality.lines, 10)
-            XCTAssertEqual(result.quality.events, 6, "\(workers) partials, uppercase \(uppercase)")
-            XCTAssertEqual(result.quality.duplicates, 4, "\(workers) partials")
-            XCTAssertEqual(result.quality.conflictingDuplicates, 1, "\(workers) partials")
-            XCTAssertEqual(
-                String(decoding: result.profileSwitchesCSV(), as: UTF8.self),
-                "date,trigger,switches,devices\n2026-11-01,logout,1,1\n", "\(workers) partials")
-            XCTAssertEqual(
-                String(decoding: result.installsCSV(), as: UTF8.self),
-                "date,by_device_id,by_customer_user_id,by_profile_id\n2026-11-01,3,1,4\n", "\(workers) partials")
+            Self.assertSixEventsAndFourDuplicates(
+                result, context: "\(workers) partials, uppercase \(uppercase)",
+                switches: "date,trigger,switches,devices\n2026-11-01,logout,1,1\n",
+                installs: "date,by_device_id,by_customer_user_id,by_profile_id\n2026-11-01,3,1,4\n")
         }
+    }
+
+    /// What the duplicate tests' ten lines give, however they were merged:
+    /// six events, four duplicates (one a conflict), and the two event CSVs.
+    private static func assertSixEventsAndFourDuplicates(
+        _ result: AnalysisResult, context: String, switches: String, installs: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
+        XCTAssertEqual(result.quality.lines, 10, file: file, line: line)
+        XCTAssertEqual(result.quality.events, 6, context, file: file, line: line)
+        XCTAssertEqual(result.quality.duplicates, 4, context, file: file, line: line)
+        XCTAssertEqual(result.quality.conflictingDuplicates, 1, context, file: file, line: line)
+        XCTAssertEqual(String(decoding: result.profileSwitchesCSV(), as: UTF8.self), switches, context, file: file, line: line)
+        XCTAssertEqual(String(decoding: result.installsCSV(), as: UTF8.self), installs, context, file: file, line: line)
     }
 
     /// Runs `lines`, one line per chunk, through 1 to 4 partials, eight times

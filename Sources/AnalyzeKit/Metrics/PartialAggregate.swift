@@ -483,15 +483,9 @@ struct PartialAggregate {
     /// the input (a packed UUID is written out again).
     @inline(__always)
     private func withEventID<R>(of key: OrderingKey, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-        if key.hasBareID {
-            let (index, kind) = BareID.indexAndKind(inExtra: key.extra)
-            return BareID.withText(of: bareIDs[index].bytes, kind: kind, body)
-        }
+        if let packed = packedEventID(of: key) { return BareID.withText(of: packed.bytes, kind: packed.kind, body) }
         let extra = extras[Int(key.extra)]
-        guard let kind = extra.packedKind else {
-            return eventIDs.withContiguous(from: extra.idOffset, count: Int(extra.idCount)) { body(UnsafeRawBufferPointer($0)) }
-        }
-        return BareID.withText(of: unsafeBitCast(extra.id, to: (UInt64, UInt64).self), kind: kind, body)
+        return eventIDs.withContiguous(from: extra.idOffset, count: Int(extra.idCount)) { body(UnsafeRawBufferPointer($0)) }
     }
 
     /// The answer of a record, if it is a quiz answer.
