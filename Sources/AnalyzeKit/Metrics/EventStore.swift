@@ -575,10 +575,13 @@ struct EventShard {
     var droppedCount: Int { droppedEntries.count }
 
     /// The dropped copies' records, as they were before their removal marks.
-    var droppedRecords: [EventRecord] { droppedEntries.map(droppedRecord) }
+    var droppedRecords: [EventRecord] {
+        let records = records.reader
+        return droppedEntries.map { Self.droppedRecord($0, in: records) }
+    }
 
     /// The record of a dropped copy as it was before its removal mark.
-    private func droppedRecord(_ entry: DroppedEntry) -> EventRecord {
+    private static func droppedRecord(_ entry: DroppedEntry, in records: SegmentedArray<EventRecord>.Reader) -> EventRecord {
         var record = records[Int(entry.handle)]
         record.nanoseconds = entry.nanoseconds
         return record
@@ -588,12 +591,6 @@ struct EventShard {
     private struct CopyKey: Equatable {
         var low: UInt64
         var high: UInt32
-    }
-
-    /// The key of the copy at `handle` (computed from the id for a bare copy).
-    @inline(__always)
-    private func key(at handle: Handle) -> CopyKey {
-        Self.key(of: copies[handle], record: records[handle])
     }
 
     /// The key of `copy`, the copy of `record` (a bare copy when the record
@@ -640,8 +637,9 @@ struct EventShard {
         }
     }
 
-    /// The sequence number of the chunk the copy at `handle` came from.
-    private func sequence(of handle: Handle) -> Int {
+    /// The sequence number of the chunk the copy at `handle` came from, in
+    /// the shard's `chunkRuns`.
+    private static func sequence(of handle: Handle, in chunkRuns: [ChunkRun]) -> Int {
         // The last run starting at or before `handle`.
         var low = 0, high = chunkRuns.count
         while high - low > 1 {
@@ -707,6 +705,11 @@ struct EventShard {
         slots.initialize(repeating: 0)
         let mask = size - 1
         var kept = 0
+        // Readers, not `self`, for the helpers below: a call that is not
+        // inlined would otherwise be handed a copy of the shard (160 bytes
+        // per record). Records are only changed in place here, which the
+        // readers see.
+        let copyReader = copies.reader, recordReader = records.reader
         withUnsafeTemporaryAllocation(of: CopyKey.self, capacity: Self.keyBlock) { keys in
             for range in copies.handleRanges(from: 0) {
                 var blockStart = range.lowerBound
@@ -723,7 +726,8 @@ struct EventShard {
                     }
                     for handle in blockStart..<blockEnd where !blockRecords[handle - blockStart].isRemoved {
                         let key = keys[handle - blockStart]
-                        let (slot, first) = probe(key, in: UnsafeBufferPointer(slots), mask: mask)
+                        let (slot, first) = Self.probe(
+                            key, in: UnsafeBufferPointer(slots), mask: mask, copies: copyReader, records: recordReader)
                         guard let first else {
                             slots[slot] = Self.slot(tag: key.high, handle: handle)
                             kept += 1
@@ -731,7 +735,7 @@ struct EventShard {
                         }
                         // Copies from one chunk are in handle order, and `first`
                         // was met before `handle`.
-                        let keepsLater = sequence(of: handle) < sequence(of: first)
+                        let keepsLater = Self.sequence(of: handle, in: chunkRuns) < Self.sequence(of: first, in: chunkRuns)
                         let loser = keepsLater ? first : handle
                         droppedEntries.append(DroppedEntry(handle: UInt32(loser), nanoseconds: records[loser].nanoseconds))
                         records[loser].nanoseconds = EventRecord.removedNanoseconds
@@ -749,10 +753,11 @@ struct EventShard {
             let slots = UnsafeBufferPointer(slots)
             for entry in droppedEntries {
                 let dropped = Int(entry.handle)
-                guard let handle = probe(key(at: dropped), in: slots, mask: mask).kept else {
+                let key = Self.key(of: copyReader[dropped], record: recordReader[dropped])
+                guard let handle = Self.probe(key, in: slots, mask: mask, copies: copyReader, records: recordReader).kept else {
                     preconditionFailure("a dropped copy without a kept one")
                 }
-                let record = droppedRecord(entry)
+                let record = Self.droppedRecord(entry, in: recordReader)
                 if !records[handle].hasSameContent(as: record, fingerprints: (fingerprint(at: handle), fingerprint(at: dropped))) {
                     conflictingDuplicates += 1
                 }
@@ -766,13 +771,18 @@ struct EventShard {
     /// Where `key` is in the settling index `slots`: the handle of the copy
     /// kept for it when indexed, else the free slot where it would go.
     @inline(__always)
-    private func probe(_ key: CopyKey, in slots: UnsafeBufferPointer<UInt64>, mask: Int) -> (slot: Int, kept: Handle?) {
+    private static func probe(
+        _ key: CopyKey, in slots: UnsafeBufferPointer<UInt64>, mask: Int,
+        copies: SegmentedArray<EventCopy>.Reader, records: SegmentedArray<EventRecord>.Reader
+    ) -> (slot: Int, kept: Handle?) {
         var slot = Int(truncatingIfNeeded: key.high) & mask
         while true {
             let entry = slots[slot]
             if entry == 0 { return (slot, nil) }
             let handle = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
-            if entry >> 32 == UInt64(key.high) && self.key(at: handle) == key { return (slot, handle) }
+            if entry >> 32 == UInt64(key.high) && Self.key(of: copies[handle], record: records[handle]) == key {
+                return (slot, handle)
+            }
             slot = (slot + 1) & mask
         }
     }

@@ -197,7 +197,12 @@ extension EventParser {
     /// Hash of the action fields duplicates are compared on: `elementId`,
     /// `meta.onboardingId`, `name`, `params.type`, and the options' id / value /
     /// label in order (an absent value or label equals an empty one).
-    func actionFingerprint() -> UInt64 {
+    ///
+    /// `mutating` though it changes nothing: called from ``parse(_:)`` (itself
+    /// mutating) and not inlined, a non-mutating method is handed a copy of
+    /// the whole parser, about 800 bytes, once per onboarding line that the
+    /// action cache did not hold.
+    mutating func actionFingerprint() -> UInt64 {
         var h: UInt64 = 0x5bd1_e995
         for field in [event.elementID, event.onboardingID, event.analyticsName, event.paramsType] {
             h = ByteHash.combine(h, field.map { withBytes(of: $0) { ByteHash.hash($0, seed: 1) } } ?? 0x9e37)
