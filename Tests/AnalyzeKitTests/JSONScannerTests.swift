@@ -1,5 +1,6 @@
 import XCTest
 @testable import AnalyzeKit
+import EventGenerator
 
 final class JSONScannerTests: XCTestCase {
     /// Whether `text` is one valid JSON value (with surrounding whitespace).
@@ -65,6 +66,74 @@ final class JSONScannerTests: XCTestCase {
             var decoded: [UInt8] = []
             scanner.decodeString(value, into: &decoded)
             XCTAssertEqual(String(decoding: decoded, as: UTF8.self), "a\"b\\c/dé😀\n")
+        }
+    }
+
+    /// Seeded strings of every piece a JSON string can hold — plain ASCII,
+    /// the short escapes, `\u` escapes in both letter cases, surrogate pairs
+    /// and raw UTF-8 — decode to the bytes a piece-by-piece model gives; into
+    /// an empty array, after bytes already there (appending), and replacing a
+    /// longer earlier result.
+    func testDecodingMatchesAModelOfEachPiece() {
+        var rng = SplitMix64(2026)
+        func utf8(_ scalar: UInt32) -> [UInt8] { Array(String(Character(Unicode.Scalar(scalar)!)).utf8) }
+        func hex(_ unit: UInt32, upper: Bool) -> String {
+            let digits = String(unit, radix: 16, uppercase: upper)
+            return String(repeating: "0", count: 4 - digits.count) + digits
+        }
+        func randomScalar(below limit: UInt32, from low: UInt32) -> UInt32 {
+            while true {
+                let scalar = low + UInt32(rng.next() % UInt64(limit - low))
+                if !(0xD800...0xDFFF).contains(scalar) { return scalar }
+            }
+        }
+        var previous: [UInt8] = Array(repeating: 0x41, count: 300)
+        for _ in 0..<2_000 {
+            var text: [UInt8] = [0x22]
+            var expected: [UInt8] = []
+            for _ in 0..<Int(rng.next() % 24) {
+                switch rng.next() % 6 {
+                case 0:
+                    var c = UInt8(0x20 + rng.next() % 95)
+                    if c == 0x22 || c == 0x5C { c = 0x61 }
+                    text.append(c)
+                    expected.append(c)
+                case 1:
+                    let (escape, decoded) = [("\\\"", 0x22), ("\\\\", 0x5C), ("\\/", 0x2F), ("\\b", 0x08), ("\\f", 0x0C),
+                                             ("\\n", 0x0A), ("\\r", 0x0D), ("\\t", 0x09)][Int(rng.next() % 8)]
+                    text += Array(escape.utf8)
+                    expected.append(UInt8(decoded))
+                case 2:
+                    let scalar = randomScalar(below: 0x10000, from: 0)
+                    text += Array("\\u\(hex(scalar, upper: rng.next() % 2 == 0))".utf8)
+                    expected += utf8(scalar)
+                case 3:
+                    let scalar = randomScalar(below: 0x110000, from: 0x10000)
+                    let high = 0xD800 + ((scalar - 0x10000) >> 10), low = 0xDC00 + ((scalar - 0x10000) & 0x3FF)
+                    let upper = rng.next() % 2 == 0
+                    text += Array("\\u\(hex(high, upper: upper))\\u\(hex(low, upper: !upper))".utf8)
+                    expected += utf8(scalar)
+                default:
+                    let scalar = randomScalar(below: 0x110000, from: 0x20)
+                    if scalar == 0x22 || scalar == 0x5C || (0x7F...0x9F).contains(scalar) { continue }
+                    text += utf8(scalar)
+                    expected += utf8(scalar)
+                }
+            }
+            text.append(0x22)
+            text.withUnsafeBytes { raw in
+                var scanner = JSONScanner(raw)
+                guard let value = scanner.scanValue(at: 0) else { return XCTFail("not a valid string: \(text)") }
+                XCTAssertEqual(value.end, raw.count)
+                var decoded: [UInt8] = []
+                scanner.decodeString(value, into: &decoded)
+                XCTAssertEqual(decoded, expected, "\(text)")
+                var appended: [UInt8] = [1, 2, 3]
+                scanner.appendDecodedString(value, to: &appended)
+                XCTAssertEqual(appended, [1, 2, 3] + expected)
+                scanner.decodeString(value, into: &previous)
+                XCTAssertEqual(previous, expected)
+            }
         }
     }
 

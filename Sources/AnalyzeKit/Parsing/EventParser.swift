@@ -18,8 +18,9 @@ struct EventParser {
     /// Options of the most recent select / multiSelect answer, in line order.
     private(set) var options: [OptionRefs] = []
     private var arena: [UInt8] = []
-    private var scratch: [UInt8] = []
-    /// Decoded keys while reading nested objects (kept apart from `scratch`).
+    /// The arena's size beyond which the next line empties it.
+    private static let arenaBytesKept = 1 << 16
+    /// Decoded keys (string values decode straight into `arena`).
     var scratchForKeys: [UInt8] = []
     /// The structure of the line's (first) `action` object, when it was not
     /// read in one pass (``ActionScan``).
@@ -49,7 +50,7 @@ struct EventParser {
         cachesActions = cachingActions
         scansActions = scanningActions
         arena.reserveCapacity(4096)
-        scratch.reserveCapacity(256)
+        scratchForKeys.reserveCapacity(256)
         options.reserveCapacity(16)
     }
 
@@ -113,9 +114,12 @@ struct EventParser {
     /// Parses `bytes` (one non-blank line, without its line end).
     mutating func parse(_ bytes: UnsafeRawBufferPointer) -> Outcome {
         line = bytes
-        // Most lines decode nothing and have no options: skip the (generic,
-        // not free) emptying of arrays that are empty already.
-        if !arena.isEmpty { arena.removeAll(keepingCapacity: true) }
+        // Most lines have no options: skip the (generic, not free) emptying
+        // of an array that is empty already. The arena is emptied only once
+        // it holds more than 64 KiB: the last line's decoded strings are dead
+        // once this line starts, and emptying it per line cost a call where
+        // many lines have escapes.
+        if arena.count > Self.arenaBytesKept { arena.removeAll(keepingCapacity: true) }
         if !options.isEmpty { options.removeAll(keepingCapacity: true) }
         var scanner = JSONScanner(bytes)
 
@@ -320,14 +324,21 @@ struct EventParser {
     // MARK: Strings
 
     /// A string value's content, decoding escapes into the arena when present.
+    @inline(__always)
     mutating func string(_ value: JSONValue, in scanner: JSONScanner) -> StringRef {
         guard value.hasEscapes else {
             return StringRef(start: value.start + 1, count: value.end - value.start - 2, isDecoded: false)
         }
-        scanner.decodeString(value, into: &scratch)
+        return decodedString(value, in: scanner)
+    }
+
+    /// A string value with escapes, decoded into the arena (kept out of line:
+    /// most strings have none).
+    @inline(never)
+    private mutating func decodedString(_ value: JSONValue, in scanner: JSONScanner) -> StringRef {
         let start = arena.count
-        arena.append(contentsOf: scratch)
-        return StringRef(start: start, count: scratch.count, isDecoded: true)
+        scanner.appendDecodedString(value, to: &arena)
+        return StringRef(start: start, count: arena.count - start, isDecoded: true)
     }
 
     /// The content of a value that is a non-empty string, else nil.
