@@ -227,7 +227,12 @@ struct ActionCache {
     /// The reading of the object in `way` for `type` (an onboarding type), if
     /// it was read for that type; appends its options, made absolute from
     /// `objectStart`, to `options`.
-    func reading(
+    ///
+    /// `mutating` though it changes nothing: called on the parser's cache
+    /// while the parser's `options` are passed `inout`, a non-mutating method
+    /// is handed a copy of the cache, which retains and releases its owner
+    /// once per hit.
+    mutating func reading(
         _ way: Int, for type: EventType, objectStart: Int, into fields: inout ActionFields, options: inout [OptionRefs]
     ) -> UInt64? {
         guard let ways = tables?.ways, let allOptions = tables?.options else { return nil }
