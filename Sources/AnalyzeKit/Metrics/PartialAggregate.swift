@@ -459,11 +459,16 @@ struct PartialAggregate {
     func orderedBefore(_ a: OrderingKey, _ b: OrderingKey) -> Bool {
         if a.seconds != b.seconds { return a.seconds < b.seconds }
         if a.nanoseconds != b.nanoseconds { return a.nanoseconds < b.nanoseconds }
-        if let x = packedEventID(of: a), let y = packedEventID(of: b), x.kind == y.kind {
-            return BareID.precedes(x.bytes, y.bytes)
-        }
-        return withEventID(of: a) { first in
-            withEventID(of: b) { second in first.lexicographicallyPrecedes(second) }
+        let x = packedEventID(of: a), y = packedEventID(of: b)
+        if let x, let y, x.kind == y.kind { return BareID.precedes(x.bytes, y.bytes) }
+        // Written out as text. The closures read the tables through readers:
+        // capturing `self` made them copy the partial, a retain and a release
+        // per table, at each such tie.
+        let extras = self.extras.reader, eventIDs = self.eventIDs.reader
+        return Self.withEventID(of: a, packed: x, extras: extras, eventIDs: eventIDs) { first in
+            Self.withEventID(of: b, packed: y, extras: extras, eventIDs: eventIDs) { second in
+                first.lexicographicallyPrecedes(second)
+            }
         }
     }
 
@@ -480,12 +485,17 @@ struct PartialAggregate {
     }
 
     /// Calls `body` with the `event_id` bytes of an event, as they were in
-    /// the input (a packed UUID is written out again).
+    /// the input: `packed` (its ``packedEventID(of:)``) written out again, or
+    /// its bytes in `eventIDs`.
     @inline(__always)
-    private func withEventID<R>(of key: OrderingKey, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-        if let packed = packedEventID(of: key) { return BareID.withText(of: packed.bytes, kind: packed.kind, body) }
+    private static func withEventID<R>(
+        of key: OrderingKey, packed: (bytes: (UInt64, UInt64), kind: BareID.Kind)?,
+        extras: SegmentedArray<EventExtra>.Reader, eventIDs: SegmentedArray<UInt8>.Reader,
+        _ body: (UnsafeRawBufferPointer) -> R
+    ) -> R {
+        if let packed { return BareID.withText(of: packed.bytes, kind: packed.kind, body) }
         let extra = extras[Int(key.extra)]
-        return eventIDs.withContiguous(from: extra.idOffset, count: Int(extra.idCount)) { body(UnsafeRawBufferPointer($0)) }
+        return body(UnsafeRawBufferPointer(eventIDs.buffer(from: extra.idOffset, count: Int(extra.idCount))))
     }
 
     /// The answer of a record, if it is a quiz answer.

@@ -233,6 +233,13 @@ struct SegmentedArray<Element: BitwiseCopyable> {
         subscript(handle: Handle) -> Element {
             table.unsafelyUnwrapped[handle >> shift][handle & ((1 << shift) - 1)]
         }
+
+        /// The run of `count` elements appended at `start` by
+        /// ``SegmentedArray/append(contentsOf:)`` (a run is never split).
+        @inline(__always)
+        func buffer(from start: Handle, count: Int) -> UnsafeBufferPointer<Element> {
+            UnsafeBufferPointer(start: table.unsafelyUnwrapped[start >> shift] + (start & ((1 << shift) - 1)), count: count)
+        }
     }
 
     /// A ``Reader`` over the elements as they are now.
