@@ -440,12 +440,15 @@ extension JSONScanner {
 struct ContainerStack {
     private var bits: UInt64 = 0
     private var depth = 0
-    private var overflow: [Bool] = []
+    /// Levels beyond 64, made only when a line nests that deep. (An empty
+    /// array here cost a release of the shared empty storage per scanner,
+    /// that is per line; a nil one costs a test.)
+    private var overflow: [Bool]?
 
     mutating func removeAll() {
         bits = 0
         depth = 0
-        if !overflow.isEmpty { overflow.removeAll() }
+        overflow = nil
     }
 
     /// Inlined; only the levels beyond 64 (the array) take a call.
@@ -465,18 +468,19 @@ struct ContainerStack {
 
     @inline(never)
     private mutating func pushBeyondBits(_ isObject: Bool) {
-        overflow.append(isObject)
+        if overflow == nil { overflow = [] }
+        overflow!.append(isObject)  // in place
         depth += 1
     }
 
     @inline(never)
     private mutating func popBeyondBits() {
-        overflow.removeLast()
+        overflow!.removeLast()
     }
 
     var last: Bool? {
         guard depth > 0 else { return nil }
-        if depth > 64 { return overflow.last }
+        if depth > 64 { return overflow!.last }
         return bits & (1 << UInt64(depth - 1)) != 0
     }
 }
