@@ -708,7 +708,10 @@ struct EventShard {
         // Readers, not `self`, for the helpers below: a call that is not
         // inlined would otherwise be handed a copy of the shard (160 bytes
         // per record). Records are only changed in place here, which the
-        // readers see.
+        // readers see. (Were the records shared with a copy of the store,
+        // the first removal mark would copy them and the readers would go on
+        // reading the unmarked ones: all they read, keys and dropped records'
+        // fields, is the same in both.)
         let copyReader = copies.reader, recordReader = records.reader
         withUnsafeTemporaryAllocation(of: CopyKey.self, capacity: Self.keyBlock) { keys in
             for range in copies.handleRanges(from: 0) {
