@@ -72,6 +72,25 @@ final class SegmentedArrayTests: XCTestCase {
 
     /// Copies share segments until one changes: then each sees only its own
     /// changes (appends into the shared last segment included).
+    /// A batch of unchecked appends after `makeUniqueForAppends()` leaves a
+    /// copy made before it untouched: the segments were copied once, first.
+    func testAppendsAssumingUniqueFollowACopyMadeUnique() {
+        var original = SegmentedArray<Int>()
+        for value in 0..<1_000 { original.append(value) }
+        var copy = original
+        copy.makeUniqueForAppends()
+        for value in 0..<100 { copy.appendAssumingUnique(-value - 1) }
+        original.makeUniqueForAppends()
+        original.appendAssumingUnique(7)
+        XCTAssertEqual(original.count, 1_001)
+        XCTAssertEqual(copy.count, 1_100)
+        XCTAssertEqual(original[1_000], 7)
+        XCTAssertEqual(copy[1_000], -1)
+        XCTAssertEqual(copy[1_099], -100)
+        XCTAssertEqual((0..<1_000).map { original[$0] }, Array(0..<1_000))
+        XCTAssertEqual((0..<1_000).map { copy[$0] }, Array(0..<1_000))
+    }
+
     func testCopiesAreIndependentValues() {
         var original = SegmentedArray<Int>()
         for value in 0..<1_000 { original.append(value) }

@@ -392,6 +392,20 @@ struct EventStore {
         shards[shard].append(record, copy: copy, sequence: sequence)
     }
 
+    /// Makes every shard's records and copies this store's own, so that a
+    /// batch of ``appendPrepared(_:copy:shard:sequence:)`` may follow.
+    mutating func prepareForAppends() {
+        for shard in shards.indices { shards[shard].prepareForAppends() }
+    }
+
+    /// ``append(_:copy:shard:sequence:)`` without the segments' uniqueness
+    /// checks (two calls into the runtime per event): only after
+    /// ``prepareForAppends()``, with no copy of the store made since.
+    @inline(__always)
+    mutating func appendPrepared(_ record: EventRecord, copy: EventCopy, shard: Int, sequence: Int) {
+        shards[shard].appendPrepared(record, copy: copy, sequence: sequence)
+    }
+
     /// The shard of an event's key: its top four bits (a bare copy does not
     /// hold its key, so the caller keeps the shard).
     @inline(__always)
@@ -627,8 +641,23 @@ struct EventShard {
 
     @inline(__always)
     mutating func append(_ record: EventRecord, copy: EventCopy, sequence: Int) {
-        let handle = records.append(record)
-        copies.append(copy)
+        prepareForAppends()
+        appendPrepared(record, copy: copy, sequence: sequence)
+    }
+
+    /// Makes the records and copies this shard's own (see
+    /// ``SegmentedArray/makeUniqueForAppends()``).
+    mutating func prepareForAppends() {
+        records.makeUniqueForAppends()
+        copies.makeUniqueForAppends()
+    }
+
+    /// ``append(_:copy:sequence:)`` without the uniqueness checks: only after
+    /// ``prepareForAppends()``, with no copy of the shard made since.
+    @inline(__always)
+    mutating func appendPrepared(_ record: EventRecord, copy: EventCopy, sequence: Int) {
+        let handle = records.appendAssumingUnique(record)
+        copies.appendAssumingUnique(copy)
         count += 1
         if record.hasBareID { bareCount += 1 }
         if sequence != lastSequence {

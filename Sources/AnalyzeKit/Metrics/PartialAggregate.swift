@@ -323,6 +323,9 @@ struct PartialAggregate {
         }
         let count = pending.count
         let distance = Self.prefetchDistance
+        // The store's segments are made this partial's own once per batch,
+        // not once per append (nothing copies the store while the batch runs).
+        store.prepareForAppends()
         // Three stages, `distance` events apart: ask for the identities' index
         // slots; read them (arrived by now) and ask for the keys they point
         // at; intern and append. (Written out in the loop, not as local
@@ -350,7 +353,7 @@ struct PartialAggregate {
             if event.device.isPresent { recentIdentities.device = record.device }
             if event.profile.isPresent { recentIdentities.profile = record.profile }
             if event.customerUser.isPresent { recentIdentities.customerUser = record.customerUser }
-            store.append(record, copy: event.copy, shard: Int(event.shard), sequence: chunkSequence)
+            store.appendPrepared(record, copy: event.copy, shard: Int(event.shard), sequence: chunkSequence)
         }
     }
 

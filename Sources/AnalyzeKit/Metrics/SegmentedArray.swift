@@ -109,6 +109,22 @@ struct SegmentedArray<Element: BitwiseCopyable> {
     @inline(__always)
     mutating func append(_ element: Element) -> Handle {
         makeUnique()
+        return appendAssumingUnique(element)
+    }
+
+    /// Makes the segments this array's own (copying them if another array
+    /// shares them), so that ``appendAssumingUnique(_:)`` may follow.
+    mutating func makeUniqueForAppends() {
+        makeUnique()
+    }
+
+    /// ``append(_:)`` without its uniqueness check (a call into the runtime):
+    /// only after ``makeUniqueForAppends()``, with no copy of this array made
+    /// since, so that batches of appends check once.
+    @discardableResult
+    @inline(__always)
+    mutating func appendAssumingUnique(_ element: Element) -> Handle {
+        assert(isKnownUniquelyReferenced(&storage), "appendAssumingUnique(_:) on shared segments")
         ensureRoom(for: 1)
         let offset = tailCount
         (tail.unsafelyUnwrapped + offset).initialize(to: element)
