@@ -46,7 +46,7 @@ enum RadixSort {
         }
 
         @inline(__always)
-        func callAsFunction(_ key: UInt64) -> Int { Int(truncatingIfNeeded: (key >> UInt64(shift)) & mask) }
+        func callAsFunction(_ key: UInt64) -> Int { Int(truncatingIfNeeded: (key &>> UInt64(shift)) & mask) }
     }
 
     /// Groups `buffer`, whose keys agree above bit `bits`, by bits `0..<bits`.

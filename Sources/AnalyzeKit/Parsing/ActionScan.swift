@@ -61,7 +61,7 @@ enum ActionScan {
 
             let known = knownKey(key, at: level)
             if known >= 0 {
-                let bit = UInt8(1) << UInt8(known)
+                let bit = UInt8(1) &<< UInt8(known)  // known < 8
                 guard seen & bit == 0 else { return nil }
                 seen |= bit
             } else {
