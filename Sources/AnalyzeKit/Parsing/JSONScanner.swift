@@ -481,7 +481,7 @@ struct ContainerStack {
     var last: Bool? {
         guard depth > 0 else { return nil }
         if depth > 64 { return overflow!.last }
-        return bits & (1 << UInt64(depth - 1)) != 0
+        return bits & (1 &<< UInt64(depth - 1)) != 0  // depth - 1 < 64
     }
 }
 
