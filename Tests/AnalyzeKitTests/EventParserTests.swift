@@ -136,6 +136,38 @@ final class EventParserTests: XCTestCase {
         XCTAssertEqual(event.instant, Instant(seconds: 1_795_857_302, nanoseconds: 0))
     }
 
+    /// Whitespace of every kind, single or in runs, around every token of a
+    /// quiz answer (top level and inside `action`), and at the line's end,
+    /// reads the same event as the compact line (Python's `json.dumps` puts a
+    /// space after every `:` and `,`; other writers tabs or runs).
+    func testWhitespaceAroundEveryTokenReadsTheSameEvent() {
+        let tokens = ["{", "\"event_id\"", ":", "\"e1\"", ",", "\"event_type\"", ":", "\"onboarding_state_updated\"", ",",
+                      "\"timestamp\"", ":", "1795857302123", ",", "\"device_id\"", ":", "\"d\"", ",", "\"profile_id\"", ":",
+                      "\"p\"", ",", "\"action\"", ":", "{", "\"elementId\"", ":", "\"q\"", ",", "\"meta\"", ":", "{",
+                      "\"onboardingId\"", ":", "\"o\"", "}", ",", "\"params\"", ":", "{", "\"type\"", ":", "\"select\"", ",",
+                      "\"value\"", ":", "{", "\"id\"", ":", "\"a\"", ",", "\"value\"", ":", "\"A\"", "}", "}", "}", ",",
+                      "\"extra\"", ":", "[", "1", ",", "null", ",", "true", "]", "}"]
+        func read(_ line: String) -> [String]? {
+            guard outcome(line) == nil else { return nil }
+            let event = parser.event
+            func text(_ ref: StringRef?) -> String { ref.map { parser.withBytes(of: $0) { String(decoding: $0, as: UTF8.self) } } ?? "-" }
+            return [text(event.eventID), text(event.deviceID), text(event.profileID), text(event.elementID),
+                    text(event.onboardingID), "\(event.answerKind)", "\(event.instant)", "\(parser.options.count)"]
+        }
+        let compact = read(tokens.joined())
+        XCTAssertNotNil(compact)
+        // (A line end inside a line is whitespace to JSON too: the splitter
+        // never hands one over, but the scanner accepts it.)
+        for gap in [" ", "\t", "\r", "\n", "  ", " \t", "\t\t ", "\r\n"] {
+            XCTAssertEqual(read(tokens.joined(separator: gap)), compact, gap.debugDescription)
+            XCTAssertEqual(read(gap + tokens.joined(separator: gap) + gap), compact, gap.debugDescription)
+            XCTAssertEqual(read(tokens.joined() + gap), compact, gap.debugDescription)
+        }
+        // Not whitespace: a form feed or a no-break space is invalid JSON.
+        XCTAssertEqual(outcome(tokens.joined(separator: "\u{0C}")), .invalidJSON)
+        XCTAssertEqual(outcome(tokens.joined(separator: "\u{A0}")), .invalidJSON)
+    }
+
     /// Regression (found by the failure matrix): an escaped timestamp crashed.
     func testEscapedTimestampsAreDecodedFirst() {
         assertReject("{\"event_id\":\"e\",\"event_type\":\"x\",\"timestamp\":\"\\u0031\"}", .badTimestamp)
