@@ -181,7 +181,7 @@ struct SegmentedArray<Element: BitwiseCopyable> {
 
     @inline(__always)
     private func address(_ handle: Handle) -> UnsafeMutablePointer<Element> {
-        table.unsafelyUnwrapped[handle &>> shift] + (handle & (capacity - 1))
+        reader.address(handle)
     }
 
     /// The element at `handle` (a handle this array returned: not checked).
@@ -249,17 +249,21 @@ struct SegmentedArray<Element: BitwiseCopyable> {
         fileprivate let table: UnsafeMutablePointer<UnsafeMutablePointer<Element>>?
         fileprivate let shift: Int
 
+        /// Where the element at `handle` is: a shift, a mask and two loads.
+        @inline(__always)
+        fileprivate func address(_ handle: Handle) -> UnsafeMutablePointer<Element> {
+            table.unsafelyUnwrapped[handle &>> shift] + (handle & ((1 &<< shift) - 1))
+        }
+
         /// The element at `handle` (a handle the array returned: not checked).
         @inline(__always)
-        subscript(handle: Handle) -> Element {
-            table.unsafelyUnwrapped[handle &>> shift][handle & ((1 &<< shift) - 1)]
-        }
+        subscript(handle: Handle) -> Element { address(handle).pointee }
 
         /// The run of `count` elements appended at `start` by
         /// ``SegmentedArray/append(contentsOf:)`` (a run is never split).
         @inline(__always)
         func buffer(from start: Handle, count: Int) -> UnsafeBufferPointer<Element> {
-            UnsafeBufferPointer(start: table.unsafelyUnwrapped[start &>> shift] + (start & ((1 &<< shift) - 1)), count: count)
+            UnsafeBufferPointer(start: address(start), count: count)
         }
     }
 
