@@ -332,18 +332,33 @@ struct ActionCache {
         return false
     }
 
-    /// A hash of the ``prefixLength`` bytes at `bytes`: a multiply-xorshift
-    /// chain over its twelve words. It only picks the set and spares byte
-    /// compares (every hit is confirmed byte for byte), so it needs to spread
-    /// well, not to resist collisions; it costs about a third of ``ByteHash``.
+    /// A hash of the ``prefixLength`` bytes at `bytes`: four multiply-xorshift
+    /// lanes over every fourth of its twelve words, folded together with
+    /// ``ByteHash/mix(_:_:)``. It only picks the set and spares byte compares
+    /// (every hit is confirmed byte for byte), so it needs to spread well,
+    /// not to resist collisions.
+    ///
+    /// Performance: about a third of ``ByteHash``'s instructions, and four
+    /// independent chains of three steps instead of one of twelve: the walk
+    /// waits on this hash (the object's length comes from the way it picks),
+    /// so its latency counts, about 25 cycles instead of about 70.
     @inline(__always)
     private static func prefixHash(_ bytes: UnsafeRawPointer) -> UInt64 {
-        var h: UInt64 = 0x9e37_79b9_7f4a_7c15
-        for k in 0..<(prefixLength / 8) {
-            h = (h ^ bytes.loadUnaligned(fromByteOffset: k * 8, as: UInt64.self)) &* 0xff51_afd7_ed55_8ccd
-            h ^= h >> 29
+        let m: UInt64 = 0xff51_afd7_ed55_8ccd
+        var h0: UInt64 = 0x9e37_79b9_7f4a_7c15, h1: UInt64 = 0xc2b2_ae3d_27d4_eb4f
+        var h2: UInt64 = 0x1656_67b1_9e37_79f9, h3: UInt64 = 0x27d4_eb2f_1656_67c5
+        for k in 0..<(prefixLength / 32) {
+            let base = k &* 32
+            h0 = (h0 ^ bytes.loadUnaligned(fromByteOffset: base, as: UInt64.self)) &* m
+            h1 = (h1 ^ bytes.loadUnaligned(fromByteOffset: base &+ 8, as: UInt64.self)) &* m
+            h2 = (h2 ^ bytes.loadUnaligned(fromByteOffset: base &+ 16, as: UInt64.self)) &* m
+            h3 = (h3 ^ bytes.loadUnaligned(fromByteOffset: base &+ 24, as: UInt64.self)) &* m
+            h0 ^= h0 &>> 29
+            h1 ^= h1 &>> 29
+            h2 ^= h2 &>> 29
+            h3 ^= h3 &>> 29
         }
-        return h
+        return ByteHash.mix(h0 ^ (h2 &<< 32 | h2 &>> 32), h1 ^ (h3 &<< 32 | h3 &>> 32))
     }
 
     @inline(__always)
