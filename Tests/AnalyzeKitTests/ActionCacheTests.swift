@@ -60,6 +60,31 @@ final class ActionCacheTests: XCTestCase {
         XCTAssertEqual(assertCachedEqualsFresh([state, analytics, state, analytics, state]), 3)
     }
 
+    /// The prefix hash reads every one of its 96 bytes (a lane dropped or a
+    /// word skipped would leave objects that differ there in one way's
+    /// compare), and spreads objects over the sets.
+    func testPrefixHashReadsEveryByteAndSpreadsOverTheSets() {
+        let base = Array(("{\"elementId\":\"favorite_drinks\"," + meta).utf8.prefix(ActionCache.prefixLength))
+        XCTAssertEqual(base.count, ActionCache.prefixLength)
+        let baseHash = base.withUnsafeBytes { ActionCache.prefixHash($0.baseAddress!) }
+        var hashes: Set<UInt64> = [baseHash]
+        for k in 0..<ActionCache.prefixLength {
+            var changed = base
+            changed[k] ^= 0x01
+            hashes.insert(changed.withUnsafeBytes { ActionCache.prefixHash($0.baseAddress!) })
+        }
+        XCTAssertEqual(hashes.count, ActionCache.prefixLength + 1, "a byte of the prefix does not change its hash")
+
+        var random = SplitMix64(20)
+        var sets = Set<Int>()
+        for _ in 0..<2048 {
+            let bytes = (0..<ActionCache.prefixLength).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            sets.insert(ActionCache.set(of: bytes.withUnsafeBytes { ActionCache.prefixHash($0.baseAddress!) }))
+        }
+        // 2 048 objects over 256 sets leave about 0.1 of them empty.
+        XCTAssertGreaterThanOrEqual(sets.count, 250)
+    }
+
     func testSharedPrefixIsNotTheSameObject() {
         // The first 96 bytes agree; the options differ after them.
         let a = stateUpdate(select)

@@ -342,8 +342,9 @@ struct ActionCache {
     /// independent chains of three steps instead of one of twelve: the walk
     /// waits on this hash (the object's length comes from the way it picks),
     /// so its latency counts, about 25 cycles instead of about 70.
+    /// (Internal for the tests.)
     @inline(__always)
-    private static func prefixHash(_ bytes: UnsafeRawPointer) -> UInt64 {
+    static func prefixHash(_ bytes: UnsafeRawPointer) -> UInt64 {
         let m: UInt64 = 0xff51_afd7_ed55_8ccd
         var h0: UInt64 = 0x9e37_79b9_7f4a_7c15, h1: UInt64 = 0xc2b2_ae3d_27d4_eb4f
         var h2: UInt64 = 0x1656_67b1_9e37_79f9, h3: UInt64 = 0x27d4_eb2f_1656_67c5
@@ -362,7 +363,7 @@ struct ActionCache {
     }
 
     @inline(__always)
-    private static func set(of hash: UInt64) -> Int {
+    static func set(of hash: UInt64) -> Int {
         Int(truncatingIfNeeded: hash >> 40) & (setCount - 1)
     }
 
