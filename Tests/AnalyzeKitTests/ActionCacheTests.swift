@@ -85,6 +85,52 @@ final class ActionCacheTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(sets.count, 250)
     }
 
+    /// Answers whose `action` the cache holds are recorded from the answer
+    /// recorded last for that way and fill (``PartialAggregate``'s memo), so
+    /// they must count exactly as answers read afresh — also while the ways
+    /// of one set are refilled again and again. Twenty answers whose objects
+    /// fall in one set (of 8 ways), each met three times a round (admitted at
+    /// the second reading, found at the third); the reference is the same
+    /// answers with a key the SPEC ignores, unique to each event, inside the
+    /// option, so that no object repeats and nothing is cached.
+    func testAnswersFromCachedActionsCountAsAnswersReadAfresh() throws {
+        /// Answer `k`; a negative `k` is answer `-k` with its label spelled
+        /// with an escape (never cached).
+        func action(_ k: Int, unique: Int? = nil) -> String {
+            let extra = unique.map { ",\"n\":\($0)" } ?? ""
+            let label = k < 0 ? "\\u004Cabel \(-k)" : "Label \(k)"
+            return "{\"elementId\":\"goal\",\"params\":{\"type\":\"select\",\"value\":{\"id\":\"o\(k)\",\"value\":\"v\(k)\","
+                + "\"label\":\"\(label)\"\(extra)}},\"meta\":{\"onboardingId\":\"onb\",\"screenClientId\":\"s1\","
+                + "\"screenIndex\":1,\"screensTotal\":4}}"
+        }
+        func set(_ k: Int) -> Int {
+            let bytes = Array(action(k).utf8)
+            precondition(bytes.count >= ActionCache.prefixLength)
+            return ActionCache.set(of: bytes.withUnsafeBytes { ActionCache.prefixHash($0.baseAddress!) })
+        }
+        let target = set(0)
+        let sameSet = (0..<200_000).lazy.filter { set($0) == target }.prefix(20).map { $0 }
+        XCTAssertEqual(sameSet.count, 20)
+        var rng = SplitMix64(7)
+        var picks: [Int] = []
+        for _ in 0..<6 {
+            // After each found one, an answer read afresh: nothing of the
+            // found one may carry over to it.
+            for k in sameSet.shuffled(using: &rng) { picks += [k, k, k, -k - 1] }
+        }
+        func lines(unique: Bool) -> [String] {
+            picks.enumerated().map { i, k in
+                event("e\(i)", "onboarding_state_updated", "2026-11-01T00:00:00.\(100_000 + i)Z",
+                      device: "d\(i)", profile: "p\(i % 97)", action: action(k, unique: unique ? i : nil))
+            }
+        }
+        for threads in [1, 2] {
+            let cached = try analyze(lines: lines(unique: false), threads: threads).quizText
+            XCTAssertEqual(cached, try analyze(lines: lines(unique: true), threads: threads).quizText)
+            XCTAssertEqual(cached.split(separator: "\n").count, 41)  // the header and 20 options twice
+        }
+    }
+
     func testSharedPrefixIsNotTheSameObject() {
         // The first 96 bytes agree; the options differ after them.
         let a = stateUpdate(select)

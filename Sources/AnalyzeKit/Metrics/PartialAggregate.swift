@@ -39,6 +39,13 @@ struct AnswerRecord {
     var kind: AnswerKind { AnswerKind(rawValue: UInt8(countAndKind & 3)).unsafelyUnwrapped }
 }
 
+/// An answer recorded for the `action` in one way of the parser's cache, and
+/// which filling of that way it was (0: none).
+struct AnswerMemo {
+    var fill: UInt64 = 0
+    var record = AnswerRecord(optionsStart: 0, question: 0, optionsCount: 0, kind: .none)
+}
+
 /// An `event_id` kept in 16 bytes (``BareID``; its kind is in its record).
 struct PackedID {
     var bytes: (UInt64, UInt64)
@@ -121,6 +128,11 @@ struct PartialAggregate {
     private var chunkSequence = 0
     /// The options of the answer being recorded (reused).
     private var answerScratch: [AnswerOption] = []
+    /// The answer recorded last for an `action` the parser's cache holds, by
+    /// its way (``EventParser/cachedAction``): an answer found there again,
+    /// with the same fill, is that record again (same question, kind and
+    /// options: its options' run is shared, not interned and stored again).
+    private var answerMemos: [AnswerMemo] = []
     /// The id (plus one) of each role's most recent identity, in line order.
     private var recentIdentities: (device: UInt32, profile: UInt32, customerUser: UInt32) = (0, 0, 0)
     /// The bytes of each role's most recent identity, while they are in the
@@ -228,7 +240,10 @@ struct PartialAggregate {
             return (kind, kind.map { EventKey(packedID: packed, kind: $0) } ?? EventKey(id))
         }
         var answer: Int32 = -1
-        if parser.event.answerKind != .none, let onboarding = parser.event.onboardingID,
+        if parser.event.answerKind != .none, let cached = parser.cachedAction,
+           cached.way < answerMemos.count, answerMemos[cached.way].fill == cached.fill {
+            answer = Int32(answers.append(answerMemos[cached.way].record))
+        } else if parser.event.answerKind != .none, let onboarding = parser.event.onboardingID,
            let element = parser.event.elementID {
             // Gathered first, then stored as one run (an answer's options are
             // read back contiguously).
@@ -249,8 +264,13 @@ struct PartialAggregate {
             let onboardingID = parser.withBytes(of: onboarding) { quizStrings.intern($0) }
             let elementID = parser.withBytes(of: element) { quizStrings.intern($0) }
             let question = quizQuestions.intern(Question(onboarding: onboardingID, element: elementID))
-            answer = Int32(answers.append(AnswerRecord(
-                optionsStart: start, question: question, optionsCount: Int32(answerScratch.count), kind: parser.event.answerKind)))
+            let record = AnswerRecord(
+                optionsStart: start, question: question, optionsCount: Int32(answerScratch.count), kind: parser.event.answerKind)
+            answer = Int32(answers.append(record))
+            if let cached = parser.cachedAction {
+                if answerMemos.isEmpty { answerMemos = Array(repeating: AnswerMemo(), count: ActionCache.wayCount) }
+                answerMemos[cached.way] = AnswerMemo(fill: cached.fill, record: record)
+            }
         }
         var extra: Int32 = -1
         var bareIDKind: BareID.Kind?
@@ -429,6 +449,7 @@ struct PartialAggregate {
         parser = .unallocated
         pending = []
         answerScratch = []
+        answerMemos = []
     }
 
     /// Settles duplicates (``EventStore/settle()``), then frees what only

@@ -42,6 +42,8 @@ struct ActionCache {
     static let prefixLength = 96
     static let setCount = 256
     static let ways = 8
+    /// Ways in all (a way's index is below this).
+    static let wayCount = setCount * ways
     static let maxBytes = 512
     static let maxOptions = 8
     private static let agingPeriod: UInt16 = 64
@@ -110,6 +112,8 @@ struct ActionCache {
         let replacements: UnsafeMutablePointer<UInt16>
         /// Each way's hits since it was filled (halved as the set ages).
         let hitCounts: UnsafeMutablePointer<UInt16>
+        /// Each way's fill number (``fill(of:)``); 0 for a way never filled.
+        let fills: UnsafeMutablePointer<UInt64>
         /// Hashes of whole objects read once and not remembered
         /// (``admits(_:in:)``), by their low bits.
         let seenOnce: UnsafeMutablePointer<UInt64>
@@ -118,7 +122,7 @@ struct ActionCache {
         /// empty way (length 0, no hits, no reading), so nothing is written up
         /// front — a parser that meets few actions touches few pages.
         init() {
-            let wayCount = ActionCache.setCount * ActionCache.ways
+            let wayCount = ActionCache.wayCount
             func zeroed<T>(_ count: Int, _: T.Type) -> UnsafeMutablePointer<T> {
                 calloc(count, MemoryLayout<T>.stride)!.bindMemory(to: T.self, capacity: count)
             }
@@ -129,6 +133,7 @@ struct ActionCache {
             options = zeroed(wayCount * ActionCache.maxOptions, OptionSpans.self)
             replacements = zeroed(ActionCache.setCount, UInt16.self)
             hitCounts = zeroed(wayCount, UInt16.self)
+            fills = zeroed(wayCount, UInt64.self)
             seenOnce = zeroed(ActionCache.seenOnceSlots, UInt64.self)
         }
     }
@@ -145,6 +150,7 @@ struct ActionCache {
             free(tables.options)
             free(tables.replacements)
             free(tables.hitCounts)
+            free(tables.fills)
             free(tables.seenOnce)
         }
     }
@@ -154,6 +160,8 @@ struct ActionCache {
     private var tables: Tables?
     /// Lookups that found their object (for tests and measurements).
     private(set) var hits = 0
+    /// The number the next way filled gets (``fill(of:)``).
+    private var nextFill: UInt64 = 1
     /// Lookups and hits since the last verdict (``sample(found:)``).
     private var sampledLookups = 0
     private var sampledHits = 0
@@ -257,17 +265,24 @@ struct ActionCache {
         return reading.fingerprint
     }
 
+    /// Which filling of `way` holds its object now: a number no other object
+    /// in any way of this cache ever had. So a fact derived from an object
+    /// found in `way` (``EventParser/cachedAction``) holds for every later
+    /// object found there while the number is the same.
+    func fill(of way: Int) -> UInt64 { tables?.fills[way] ?? 0 }
+
     /// Remembers what reading the object `object` (a span of `line`) for
     /// `type` gave, when it can be remembered: in the way `probe` found, or,
     /// for an object not found that ``admits(_:in:)`` lets in, in place of
-    /// its set's least-hit way.
+    /// its set's least-hit way. Returns the way that holds it, or nil.
+    @discardableResult
     mutating func remember(
         _ probe: Probe, object: JSONValue, line: UnsafeRawBufferPointer, type: EventType,
         fields: ActionFields, options: [OptionRefs], fingerprint: UInt64
-    ) {
+    ) -> Int? {
         // (At least a word long: a lookup compares the last word first.)
         let length = object.end - object.start
-        guard let tables, length >= 8, length <= Self.maxBytes, options.count <= Self.maxOptions else { return }
+        guard let tables, length >= 8, length <= Self.maxBytes, options.count <= Self.maxOptions else { return nil }
         func span(_ ref: StringRef?) -> Span? {
             guard let ref else { return .absent }
             if ref.count == 0 { return Span(start: 0, count: 0) }
@@ -277,12 +292,12 @@ struct ActionCache {
         }
         guard let elementID = span(fields.elementID), let onboardingID = span(fields.onboardingID),
               let name = span(fields.name), let paramsType = span(fields.paramsType)
-        else { return }
+        else { return nil }
         // The options' spans, gathered on the stack (``maxOptions`` at most).
-        withUnsafeTemporaryAllocation(of: OptionSpans.self, capacity: Self.maxOptions) { optionSpans in
+        return withUnsafeTemporaryAllocation(of: OptionSpans.self, capacity: Self.maxOptions) { optionSpans -> Int? in
             for (k, option) in options.enumerated() {
                 guard let id = span(option.id), let value = span(option.value), let label = span(option.label)
-                else { return }
+                else { return nil }
                 optionSpans.initializeElement(at: k, to: OptionSpans(id: id, value: value, label: label))
             }
             let reading = Reading(
@@ -296,8 +311,10 @@ struct ActionCache {
                 way = found
             case .miss(let hash):
                 guard Self.admits(UnsafeRawBufferPointer(rebasing: line[object.start..<object.end]), in: tables)
-                else { return }
+                else { return nil }
                 way = Self.replace(in: tables, set: Self.set(of: hash))
+                tables.fills[way] = nextFill
+                nextFill += 1
                 tables.prefixHashes[way] = hash
                 tables.lengths[way] = Int32(length)
                 tables.ways[way] = Way()
@@ -314,6 +331,7 @@ struct ActionCache {
                 tables.ways[way].analytics = reading
                 tables.ways[way].hasAnalytics = true
             }
+            return way
         }
     }
 

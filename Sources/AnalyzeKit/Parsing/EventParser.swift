@@ -37,6 +37,12 @@ struct EventParser {
     var actionCacheLookupsToSkip: Int { actionCache.lookupsToSkip }
     /// `action` objects read in one pass (``ActionScan``) so far.
     private(set) var actionsScanned = 0
+    /// For the most recently accepted onboarding event whose `action` the
+    /// cache holds: its way and that way's fill (``ActionCache/fill(of:)``),
+    /// else nil. Two events with the same way and fill have the same `action`
+    /// bytes, so whatever a caller derives from one event's action fields
+    /// (the answer's interned ids: ``PartialAggregate``) holds for the other.
+    private(set) var cachedAction: (way: Int, fill: UInt64)?
     private var line = UnsafeRawBufferPointer(start: nil, count: 0)
     /// The last timestamp's date (consecutive lines mostly share it).
     private var dates = TimestampParser.DateCache()
@@ -114,6 +120,7 @@ struct EventParser {
     /// Parses `bytes` (one non-blank line, without its line end).
     mutating func parse(_ bytes: UnsafeRawBufferPointer) -> Outcome {
         line = bytes
+        cachedAction = nil
         // Most lines have no options: skip the (generic, not free) emptying
         // of an array that is empty already. The arena is emptied only once
         // it holds more than 64 KiB: the last line's decoded strings are dead
@@ -234,12 +241,14 @@ struct EventParser {
         event = parsed
         if let cachedFingerprint {
             event.contentFingerprint = cachedFingerprint
+            if case .hit(let way, _)? = envelope.actionProbe { cachedAction = (way, actionCache.fill(of: way)) }
         } else if type.isOnboarding {
             event.contentFingerprint = actionFingerprint()
-            if let probe = envelope.actionProbe, let value = envelope.action {
-                actionCache.remember(
-                    probe, object: value, line: line, type: type, fields: action, options: options,
-                    fingerprint: event.contentFingerprint)
+            if let probe = envelope.actionProbe, let value = envelope.action,
+               let way = actionCache.remember(
+                   probe, object: value, line: line, type: type, fields: action, options: options,
+                   fingerprint: event.contentFingerprint) {
+                cachedAction = (way, actionCache.fill(of: way))
             }
         } else if type == .unknown {
             // Unknown types differ by their spelling, which the type enum hides.
