@@ -94,8 +94,8 @@ final class ActionCacheTests: XCTestCase {
     /// answers with a key the SPEC ignores, unique to each event, inside the
     /// option, so that no object repeats and nothing is cached.
     func testAnswersFromCachedActionsCountAsAnswersReadAfresh() throws {
-        /// Answer `k`; a negative `k` is answer `-k` with its label spelled
-        /// with an escape (never cached).
+        /// Answer `k`, option `o<k>`; for a negative `k` its label is spelled
+        /// with an escape, so the object is never cached.
         func action(_ k: Int, unique: Int? = nil) -> String {
             let extra = unique.map { ",\"n\":\($0)" } ?? ""
             let label = k < 0 ? "\\u004Cabel \(-k)" : "Label \(k)"
