@@ -85,6 +85,27 @@ final class ActionCacheTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(sets.count, 250)
     }
 
+    /// The admission hash reads every byte after the prefix, whatever the
+    /// object's length (an object read once must not pass for another one
+    /// that shares its first 96 bytes), and its length.
+    func testAdmissionHashReadsEveryByteAfterThePrefix() {
+        var random = SplitMix64(21)
+        for length in [97, 100, 104, 111, 128, 129, 150, 160, 200, 255, 512] {
+            let object = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            func hash(_ bytes: [UInt8]) -> UInt64 {
+                bytes.withUnsafeBytes { ActionCache.admissionHash($0, prefixHash: 42) }
+            }
+            var hashes: Set<UInt64> = [hash(object)]
+            for k in ActionCache.prefixLength..<length {
+                var changed = object
+                changed[k] ^= 0x01
+                hashes.insert(hash(changed))
+            }
+            XCTAssertEqual(hashes.count, length - ActionCache.prefixLength + 1, "length \(length)")
+            XCTAssertNotEqual(hash(object), hash(object + [0x20]), "length \(length)")
+        }
+    }
+
     /// Answers whose `action` the cache holds are recorded from the answer
     /// recorded last for that way and fill (``PartialAggregate``'s memo), so
     /// they must count exactly as answers read afresh — also while the ways
