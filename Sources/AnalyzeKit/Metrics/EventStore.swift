@@ -607,6 +607,14 @@ struct EventShard {
         var high: UInt32
     }
 
+    /// The key of the copy at `handle`, read through the shard's readers.
+    @inline(__always)
+    private static func key(
+        at handle: Handle, copies: SegmentedArray<EventCopy>.Reader, records: SegmentedArray<EventRecord>.Reader
+    ) -> CopyKey {
+        key(of: copies[handle], record: records[handle])
+    }
+
     /// The key of `copy`, the copy of `record` (a bare copy when the record
     /// has a bare id, of the kind the record says).
     @inline(__always)
@@ -785,7 +793,7 @@ struct EventShard {
             let slots = UnsafeBufferPointer(slots)
             for entry in droppedEntries {
                 let dropped = Int(entry.handle)
-                let key = Self.key(of: copyReader[dropped], record: recordReader[dropped])
+                let key = Self.key(at: dropped, copies: copyReader, records: recordReader)
                 guard let handle = Self.probe(key, in: slots, mask: mask, copies: copyReader, records: recordReader).kept else {
                     preconditionFailure("a dropped copy without a kept one")
                 }
@@ -812,7 +820,7 @@ struct EventShard {
             let entry = slots[slot]
             if entry == 0 { return (slot, nil) }
             let handle = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
-            if entry >> 32 == UInt64(key.high) && Self.key(of: copies[handle], record: records[handle]) == key {
+            if entry >> 32 == UInt64(key.high) && Self.key(at: handle, copies: copies, records: records) == key {
                 return (slot, handle)
             }
             slot = (slot + 1) & mask

@@ -239,39 +239,7 @@ struct PartialAggregate {
             let kind = BareID.pack(id, into: &packed)
             return (kind, kind.map { EventKey(packedID: packed, kind: $0) } ?? EventKey(id))
         }
-        var answer: Int32 = -1
-        if parser.event.answerKind != .none, let cached = parser.cachedAction,
-           cached.way < answerMemos.count, answerMemos[cached.way].fill == cached.fill {
-            answer = Int32(answers.append(answerMemos[cached.way].record))
-        } else if parser.event.answerKind != .none, let onboarding = parser.event.onboardingID,
-           let element = parser.event.elementID {
-            // Gathered first, then stored as one run (an answer's options are
-            // read back contiguously).
-            answerScratch.removeAll(keepingCapacity: true)
-            for option in parser.options {
-                let id = parser.withBytes(of: option.id) { quizStrings.intern($0) }
-                // An id repeated inside one answer counts once; the first wins.
-                if answerScratch.contains(where: { $0.id == id }) { continue }
-                answerScratch.append(AnswerOption(
-                    id: id,
-                    value: parser.withBytes(of: option.value) { quizStrings.intern($0) },
-                    label: parser.withBytes(of: option.label) { quizStrings.intern($0) }))
-            }
-            let start = withUnsafeTemporaryAllocation(of: UInt32.self, capacity: answerScratch.count) { refs in
-                for (i, option) in answerScratch.enumerated() { refs.initializeElement(at: i, to: quizOptions.intern(option)) }
-                return answerOptions.append(contentsOf: UnsafeBufferPointer(refs))
-            }
-            let onboardingID = parser.withBytes(of: onboarding) { quizStrings.intern($0) }
-            let elementID = parser.withBytes(of: element) { quizStrings.intern($0) }
-            let question = quizQuestions.intern(Question(onboarding: onboardingID, element: elementID))
-            let record = AnswerRecord(
-                optionsStart: start, question: question, optionsCount: Int32(answerScratch.count), kind: parser.event.answerKind)
-            answer = Int32(answers.append(record))
-            if let cached = parser.cachedAction {
-                if answerMemos.isEmpty { answerMemos = Array(repeating: AnswerMemo(), count: ActionCache.wayCount) }
-                answerMemos[cached.way] = AnswerMemo(fill: cached.fill, record: record)
-            }
-        }
+        let answer = parser.event.answerKind == .none ? -1 : recordAnswer(from: &parser)
         var extra: Int32 = -1
         var bareIDKind: BareID.Kind?
         if parser.event.type.isIdentityEvent || answer >= 0 {
@@ -327,6 +295,48 @@ struct PartialAggregate {
             customerUser: identity(parser.event.customerUserID, last: &lastIdentityBytes.customerUser),
             shard: UInt8(truncatingIfNeeded: EventStore.shard(of: key))))
         if pending.count == Self.batchSize { flushPending() }
+    }
+
+    /// Records the quiz answer of the accepted event in `parser` (a select or
+    /// multiSelect answer); returns its handle in `answers`, or -1 when it has
+    /// no onboarding or element id. An answer found in the parser's action
+    /// cache with the way and fill of one recorded before is that record
+    /// again (``answerMemos``).
+    @inline(__always)
+    private mutating func recordAnswer(from parser: inout EventParser) -> Int32 {
+        if let cached = parser.cachedAction, cached.way < answerMemos.count,
+           answerMemos[cached.way].fill == cached.fill {
+            return Int32(answers.append(answerMemos[cached.way].record))
+        }
+        if let onboarding = parser.event.onboardingID, let element = parser.event.elementID {
+            // Gathered first, then stored as one run (an answer's options are
+            // read back contiguously).
+            answerScratch.removeAll(keepingCapacity: true)
+            for option in parser.options {
+                let id = parser.withBytes(of: option.id) { quizStrings.intern($0) }
+                // An id repeated inside one answer counts once; the first wins.
+                if answerScratch.contains(where: { $0.id == id }) { continue }
+                answerScratch.append(AnswerOption(
+                    id: id,
+                    value: parser.withBytes(of: option.value) { quizStrings.intern($0) },
+                    label: parser.withBytes(of: option.label) { quizStrings.intern($0) }))
+            }
+            let start = withUnsafeTemporaryAllocation(of: UInt32.self, capacity: answerScratch.count) { refs in
+                for (i, option) in answerScratch.enumerated() { refs.initializeElement(at: i, to: quizOptions.intern(option)) }
+                return answerOptions.append(contentsOf: UnsafeBufferPointer(refs))
+            }
+            let onboardingID = parser.withBytes(of: onboarding) { quizStrings.intern($0) }
+            let elementID = parser.withBytes(of: element) { quizStrings.intern($0) }
+            let question = quizQuestions.intern(Question(onboarding: onboardingID, element: elementID))
+            let record = AnswerRecord(
+                optionsStart: start, question: question, optionsCount: Int32(answerScratch.count), kind: parser.event.answerKind)
+            if let cached = parser.cachedAction {
+                if answerMemos.isEmpty { answerMemos = Array(repeating: AnswerMemo(), count: ActionCache.wayCount) }
+                answerMemos[cached.way] = AnswerMemo(fill: cached.fill, record: record)
+            }
+            return Int32(answers.append(record))
+        }
+        return -1
     }
 
     /// Interns the identities of the batch's events and appends their records,

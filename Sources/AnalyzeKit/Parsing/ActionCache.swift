@@ -349,11 +349,10 @@ struct ActionCache {
         return false
     }
 
-    /// A hash of the ``prefixLength`` bytes at `bytes`: four multiply-xorshift
-    /// lanes over every fourth of its twelve words, folded together with
-    /// ``ByteHash/mix(_:_:)``. It only picks the set and spares byte compares
-    /// (every hit is confirmed byte for byte), so it needs to spread well,
-    /// not to resist collisions.
+    /// A hash of the ``prefixLength`` bytes at `bytes`: ``HashLanes`` over its
+    /// twelve words, a word of every 32 bytes to each lane. It only picks the
+    /// set and spares byte compares (every hit is confirmed byte for byte), so
+    /// it needs to spread well, not to resist collisions.
     ///
     /// Performance: about a third of ``ByteHash``'s instructions, and four
     /// independent chains of three steps instead of one of twelve: the walk
@@ -362,29 +361,17 @@ struct ActionCache {
     /// (Internal for the tests.)
     @inline(__always)
     static func prefixHash(_ bytes: UnsafeRawPointer) -> UInt64 {
-        let m: UInt64 = 0xff51_afd7_ed55_8ccd
-        var h0: UInt64 = 0x9e37_79b9_7f4a_7c15, h1: UInt64 = 0xc2b2_ae3d_27d4_eb4f
-        var h2: UInt64 = 0x1656_67b1_9e37_79f9, h3: UInt64 = 0x27d4_eb2f_1656_67c5
-        for k in 0..<(prefixLength / 32) {
-            let base = k &* 32
-            h0 = (h0 ^ bytes.loadUnaligned(fromByteOffset: base, as: UInt64.self)) &* m
-            h1 = (h1 ^ bytes.loadUnaligned(fromByteOffset: base &+ 8, as: UInt64.self)) &* m
-            h2 = (h2 ^ bytes.loadUnaligned(fromByteOffset: base &+ 16, as: UInt64.self)) &* m
-            h3 = (h3 ^ bytes.loadUnaligned(fromByteOffset: base &+ 24, as: UInt64.self)) &* m
-            h0 ^= h0 &>> 29
-            h1 ^= h1 &>> 29
-            h2 ^= h2 &>> 29
-            h3 ^= h3 &>> 29
-        }
-        return ByteHash.mix(h0 ^ (h2 &<< 32 | h2 &>> 32), h1 ^ (h3 &<< 32 | h3 &>> 32))
+        var lanes = HashLanes(first: 0x9e37_79b9_7f4a_7c15)
+        for k in 0..<(prefixLength / 32) { lanes.addBlock(at: bytes + k &* 32) }
+        return lanes.folded()
     }
 
     /// A hash of a whole object not found, for ``admits(_:in:)``: the
     /// lookup's `prefixHash` (which covers an object of at most
     /// ``prefixLength`` bytes, and what follows it, as lookups do) and, for a
-    /// longer object, the rest of its bytes in four lanes as
-    /// ``prefixHash(_:)``, and its length. A collision only lets an object
-    /// in at its first reading; it changes no result.
+    /// longer object, the rest of its bytes in ``HashLanes``, and its length.
+    /// A collision only lets an object in at its first reading; it changes no
+    /// result.
     ///
     /// Performance: the first 96 bytes are not hashed again, and the chains
     /// are a quarter as long as ``ByteHash``'s over the whole object (the
@@ -393,31 +380,23 @@ struct ActionCache {
     static func admissionHash(_ object: UnsafeRawBufferPointer, prefixHash: UInt64) -> UInt64 {
         let n = object.count
         guard n > prefixLength, let base = object.baseAddress else { return prefixHash }
-        let m: UInt64 = 0xff51_afd7_ed55_8ccd
-        @inline(__always) func step(_ h: UInt64, _ offset: Int) -> UInt64 {
-            let x = (h ^ base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* m
-            return x ^ (x &>> 29)
-        }
-        var h0 = prefixHash, h1: UInt64 = 0xc2b2_ae3d_27d4_eb4f
-        var h2: UInt64 = 0x1656_67b1_9e37_79f9, h3: UInt64 = 0x27d4_eb2f_1656_67c5
+        var lanes = HashLanes(first: prefixHash)
         var i = prefixLength
         while i &+ 32 <= n {
-            h0 = step(h0, i)
-            h1 = step(h1, i &+ 8)
-            h2 = step(h2, i &+ 16)
-            h3 = step(h3, i &+ 24)
+            lanes.addBlock(at: base + i)
             i &+= 32
         }
         // Under 32 bytes left: whole words, then the last eight bytes
         // (overlapping), so every byte is read.
         let rest = n &- i
         if rest > 0 {
-            if rest > 8 { h0 = step(h0, i) }
-            if rest > 16 { h1 = step(h1, i &+ 8) }
-            if rest > 24 { h2 = step(h2, i &+ 16) }
-            h3 = step(h3, n &- 8)
+            func word(_ offset: Int) -> UInt64 { base.loadUnaligned(fromByteOffset: offset, as: UInt64.self) }
+            if rest > 8 { lanes.h0 = HashLanes.step(lanes.h0, word(i)) }
+            if rest > 16 { lanes.h1 = HashLanes.step(lanes.h1, word(i &+ 8)) }
+            if rest > 24 { lanes.h2 = HashLanes.step(lanes.h2, word(i &+ 16)) }
+            lanes.h3 = HashLanes.step(lanes.h3, word(n &- 8))
         }
-        return ByteHash.mix(h0 ^ (h2 &<< 32 | h2 &>> 32), h1 ^ (h3 &<< 32 | h3 &>> 32) ^ UInt64(n))
+        return lanes.folded(with: UInt64(n))
     }
 
     @inline(__always)
@@ -438,5 +417,38 @@ struct ActionCache {
             for w in first..<(first + ways) { tables.hitCounts[w] /= 2 }
         }
         return victim
+    }
+}
+
+/// Four independent multiply-xorshift chains, folded into one hash with
+/// ``ByteHash/mix(_:_:)`` (the action cache's prefix and admission hashes).
+/// A step is an exclusive or, a multiply and a shift; four chains let a
+/// 32-byte block take the latency of one step.
+private struct HashLanes {
+    var h0: UInt64
+    var h1: UInt64 = 0xc2b2_ae3d_27d4_eb4f
+    var h2: UInt64 = 0x1656_67b1_9e37_79f9
+    var h3: UInt64 = 0x27d4_eb2f_1656_67c5
+
+    init(first: UInt64) { h0 = first }
+
+    @inline(__always)
+    static func step(_ h: UInt64, _ word: UInt64) -> UInt64 {
+        let x = (h ^ word) &* 0xff51_afd7_ed55_8ccd
+        return x ^ (x &>> 29)
+    }
+
+    /// Adds the 32 bytes at `block`, a word to each lane.
+    @inline(__always)
+    mutating func addBlock(at block: UnsafeRawPointer) {
+        h0 = Self.step(h0, block.loadUnaligned(as: UInt64.self))
+        h1 = Self.step(h1, block.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        h2 = Self.step(h2, block.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+        h3 = Self.step(h3, block.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+    }
+
+    @inline(__always)
+    func folded(with extra: UInt64 = 0) -> UInt64 {
+        ByteHash.mix(h0 ^ (h2 &<< 32 | h2 &>> 32), h1 ^ (h3 &<< 32 | h3 &>> 32) ^ extra)
     }
 }
