@@ -111,13 +111,15 @@ def inflate(path):
                 stream.next_in, stream.avail_in = ctypes.addressof(buffer), len(data)
                 while stream.avail_in > 0 and not ended:
                     stream.next_out, stream.avail_out = ctypes.addressof(out), OUT
+                    left = stream.avail_in
                     status = libz.inflate(ctypes.byref(stream), 0)
-                    if status not in (Z_OK, Z_STREAM_END, Z_BUF_ERROR):
+                    made = OUT - stream.avail_out
+                    if status not in (Z_OK, Z_STREAM_END, Z_BUF_ERROR) or (made == 0 and stream.avail_in == left):
                         sys.exit(f"{path}: inflate failed ({status})")
-                    decoded += OUT - stream.avail_out
+                    decoded += made
                     ended = status == Z_STREAM_END
-                # zlib may stop with output room left and input unread only at the end
-                # of the member; otherwise it read everything it was given.
+                # Input is left over only at the end of the member (the trailer and
+                # what follows); otherwise zlib read everything it was given.
                 if ended:
                     source.data = data[len(data) - stream.avail_in:]
             source.take(8)                              # CRC-32 and ISIZE, not checked
