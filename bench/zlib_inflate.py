@@ -61,13 +61,11 @@ class Input:
         head, self.data = self.data[:n], self.data[n:]
         return head
 
-    def take_through_nul(self):
+    def skip_through_nul(self):
         while b"\0" not in self.data:
             if not self.need(len(self.data) + 1):
                 sys.exit("truncated gzip header")
-        end = self.data.index(b"\0") + 1
-        head, self.data = self.data[:end], self.data[end:]
-        return head
+        self.data = self.data[self.data.index(b"\0") + 1:]
 
 
 def skip_header(source):
@@ -78,9 +76,9 @@ def skip_header(source):
     if flags & 0x04:                                    # FEXTRA
         source.take(int.from_bytes(source.take(2), "little"))
     if flags & 0x08:                                    # FNAME
-        source.take_through_nul()
+        source.skip_through_nul()
     if flags & 0x10:                                    # FCOMMENT
-        source.take_through_nul()
+        source.skip_through_nul()
     if flags & 0x02:                                    # FHCRC
         source.take(2)
 

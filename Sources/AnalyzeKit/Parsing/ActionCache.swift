@@ -275,7 +275,6 @@ struct ActionCache {
     /// `type` gave, when it can be remembered: in the way `probe` found, or,
     /// for an object not found that ``admits(_:in:)`` lets in, in place of
     /// its set's least-hit way. Returns the way that holds it, or nil.
-    @discardableResult
     mutating func remember(
         _ probe: Probe, object: JSONValue, line: UnsafeRawBufferPointer, type: EventType,
         fields: ActionFields, options: [OptionRefs], fingerprint: UInt64
