@@ -216,6 +216,97 @@ final class TimestampParserTests: XCTestCase {
         }
     }
 
+    /// The parser against a plain model of the contract (below), on valid
+    /// timestamps of every shape with one byte replaced by each byte that
+    /// could confuse a word-at-a-time check: digits, the separators, their
+    /// neighbours in ASCII (`/` and `:` beside the digits, `;`, `@`), and
+    /// bytes with the high bit set. Seeded: a failure names its input.
+    func testAgreesWithAPlainModelOnDamagedTimestamps() {
+        var rng = SplitMix64(3339)
+        let shapes = ["2026-11-28T09:15:02Z", "2026-11-28T09:15:02.123Z", "2026-11-28t23:59:59.999+09:00",
+                      "2024-02-29T00:00:00.5-05:30", "2026-11-28T09:15:02.123456789-00:00",
+                      "2026-11-28T09:15:02.1234Z", "0000-12-31T23:30:00-01:00", "9999-12-31T23:59:59.999999999Z"]
+        let replacements: [UInt8] = Array("0123456789/:;@-+.TtZz ".utf8) + [0x00, 0x2F, 0x3A, 0x7F, 0x80, 0xB9, 0xF9, 0xFF]
+        var checked = 0
+        for shape in shapes {
+            let bytes = Array(shape.utf8)
+            XCTAssertEqual(parse(bytes), Self.modelRFC3339(bytes), shape)
+            for position in bytes.indices {
+                for replacement in replacements {
+                    var damaged = bytes
+                    damaged[position] = replacement
+                    XCTAssertEqual(parse(damaged), Self.modelRFC3339(damaged), "\(shape) with byte \(position) = \(replacement)")
+                    checked += 1
+                }
+            }
+        }
+        for _ in 0..<20_000 {
+            var bytes = Array(shapes.randomElement(using: &rng)!.utf8)
+            for _ in 0..<Int.random(in: 1...3, using: &rng) {
+                bytes[Int.random(in: 0..<bytes.count, using: &rng)] = replacements.randomElement(using: &rng)!
+            }
+            XCTAssertEqual(parse(bytes), Self.modelRFC3339(bytes), String(decoding: bytes, as: UTF8.self))
+        }
+        XCTAssertGreaterThan(checked, 4_000)
+    }
+
+    /// The contract read one field at a time, with the calendar computed by
+    /// counting days (no shared code with the parser beyond ``Instant``).
+    private static func modelRFC3339(_ b: [UInt8]) -> Instant? {
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for i in range {
+                guard i < b.count, (48...57).contains(b[i]) else { return nil }
+                value = value * 10 + Int(b[i] - 48)
+            }
+            return value
+        }
+        guard b.count >= 20, b[4] == 45, b[7] == 45, b[10] == 84 || b[10] == 116, b[13] == 58, b[16] == 58,
+              let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+              (1...12).contains(month), hour <= 23, minute <= 59, second <= 59
+        else { return nil }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let monthDays = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        guard day >= 1, day <= monthDays[month - 1] else { return nil }
+        var i = 19
+        var nanoseconds = 0
+        if i < b.count, b[i] == 46 {
+            i += 1
+            var digits = 0
+            while i < b.count, (48...57).contains(b[i]) {
+                nanoseconds = nanoseconds * 10 + Int(b[i] - 48)
+                digits += 1
+                i += 1
+            }
+            guard (1...9).contains(digits) else { return nil }
+            for _ in digits..<9 { nanoseconds *= 10 }
+        }
+        var offset = 0
+        if i == b.count - 1, b[i] == 90 || b[i] == 122 {
+            offset = 0
+        } else if i == b.count - 6, b[i] == 43 || b[i] == 45, b[i + 3] == 58,
+                  let h = number(i + 1 ..< i + 3), let m = number(i + 4 ..< i + 6), h <= 23, m <= 59 {
+            offset = (b[i] == 43 ? 1 : -1) * (h * 3_600 + m * 60)
+        } else {
+            return nil
+        }
+        // Days from 0000-01-01: whole years (the leap years among 0 ..< year
+        // counted as multiples of 4, less those of 100, plus those of 400),
+        // then whole months, then days.
+        var days = 365 * year + (year + 3) / 4 - (year + 99) / 100 + (year + 399) / 400
+        for m in 0..<(month - 1) { days += monthDays[m] }
+        days += day - 1
+        let epochDays = 719_528   // days from 0000-01-01 to 1970-01-01
+        let seconds = Int64(days - epochDays) * 86_400 + Int64(hour * 3_600 + minute * 60 + second - offset)
+        guard seconds >= Instant.minimum.seconds, seconds <= Instant.maximum.seconds else { return nil }
+        return Instant(seconds: seconds, nanoseconds: UInt32(nanoseconds))
+    }
+
+    private func parse(_ bytes: [UInt8]) -> Instant? {
+        bytes.withUnsafeBytes { TimestampParser.parseRFC3339($0) }
+    }
+
     // MARK: Helpers
 
     private func rfc3339(_ text: String) -> Instant? {

@@ -63,8 +63,7 @@ enum TimestampParser {
         let count = bytes.count
         guard count >= 20, count <= 35 else { return nil }
         guard bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-              bytes[10] | 0x20 == UInt8(ascii: "t"),   // `T` or `t`, nothing else
-              bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":")
+              bytes[10] | 0x20 == UInt8(ascii: "t")   // `T` or `t`, nothing else
         else { return nil }
 
         let days: Int64
@@ -82,10 +81,13 @@ enum TimestampParser {
             days = CivilDate.dayNumber(year: Int64(year), month: Int64(month), day: Int64(day))
             dates = DateCache(spelling: spelling, days: days)
         }
-        let hour = digits(bytes, at: 11, count: 2)
-        let minute = digits(bytes, at: 14, count: 2)
-        let second = digits(bytes, at: 17, count: 2)
-        guard hour >= 0, hour <= 23, minute >= 0, minute <= 59, second >= 0, second <= 59 else { return nil }
+        // `HH:MM:SS` as one word: both colons, six digits, and their values.
+        let clock = bytes.loadUnaligned(fromByteOffset: 11, as: UInt64.self)
+        guard clock & 0x0000_FF00_00FF_0000 == 0x0000_3A00_003A_0000,
+              let pairs = twoDigitPairs(clock, mask: 0xFFFF_00FF_FF00_FFFF)
+        else { return nil }
+        let hour = Int(pairs & 0xFF), minute = Int(pairs >> 24 & 0xFF), second = Int(pairs >> 48 & 0xFF)
+        guard hour <= 23, minute <= 59, second <= 59 else { return nil }
 
         // Optional fraction: a `.` and 1 to 9 digits, scaled to nanoseconds.
         var position = 19
@@ -93,13 +95,19 @@ enum TimestampParser {
         if bytes[position] == UInt8(ascii: ".") {
             position += 1
             let start = position
-            while position < count, bytes[position] &- UInt8(ascii: "0") < 10 {
-                nanoseconds = nanoseconds * 10 + Int(bytes[position] &- UInt8(ascii: "0"))
-                position += 1
+            // Three digits (milliseconds) and a byte that is not one: read as a word.
+            if count >= 24, let milliseconds = threeDigits(bytes.loadUnaligned(fromByteOffset: 20, as: UInt32.self)) {
+                nanoseconds = milliseconds * 1_000_000
+                position = 23
+            } else {
+                while position < count, bytes[position] &- UInt8(ascii: "0") < 10 {
+                    nanoseconds = nanoseconds * 10 + Int(bytes[position] &- UInt8(ascii: "0"))
+                    position += 1
+                }
+                let fractionDigits = position - start
+                guard fractionDigits >= 1, fractionDigits <= 9 else { return nil }
+                for _ in fractionDigits ..< 9 { nanoseconds *= 10 }   // `.5` is 500 000 000 ns
             }
-            let fractionDigits = position - start
-            guard fractionDigits >= 1, fractionDigits <= 9 else { return nil }
-            for _ in fractionDigits ..< 9 { nanoseconds *= 10 }   // `.5` is 500 000 000 ns
         }
 
         // The offset must take up the rest of the bytes exactly.
@@ -212,6 +220,35 @@ enum TimestampParser {
             value = value * 10 + Int(digit)
         }
         return value
+    }
+
+    /// For the bytes of `word` (little-endian) selected by `mask` (whole
+    /// bytes, in pairs): nil unless each is an ASCII digit, else a word whose
+    /// byte k is 10 × digit k + digit k + 1 (the first byte of each pair holds
+    /// the pair's value).
+    ///
+    /// A byte is a digit exactly when its high nibble is 3 both as it is and
+    /// with 6 added (0x3A–0x3F become 0x40–0x45). Adding 6 carries out of a
+    /// byte only when that byte fails the first test, so the carry never
+    /// decides the outcome.
+    @inline(__always)
+    private static func twoDigitPairs(_ word: UInt64, mask: UInt64) -> UInt64? {
+        let high = 0xF0F0_F0F0_F0F0_F0F0 & mask, three = 0x3030_3030_3030_3030 & mask
+        guard word & high == three, (word &+ (0x0606_0606_0606_0606 & mask)) & high == three else { return nil }
+        let values = (word & mask) &- three   // every selected byte is 0x30 or more: no borrow
+        return values &* 10 &+ (values >> 8)
+    }
+
+    /// The value of three ASCII digits in bytes 0–2 of `word` followed by a
+    /// byte that is not a digit (byte 3), else nil.
+    @inline(__always)
+    private static func threeDigits(_ word: UInt32) -> Int? {
+        let high: UInt32 = 0x00F0_F0F0, three: UInt32 = 0x0030_3030
+        guard word & high == three, (word &+ 0x0006_0606) & high == three,
+              (word >> 24) &- 0x30 >= 10
+        else { return nil }
+        let values = (word & 0x00FF_FFFF) &- three
+        return Int(values & 0xFF) * 100 + Int(values >> 8 & 0xFF) * 10 + Int(values >> 16)
     }
 
     /// `value` in decimal, left-padded with zeros to `width` digits.
