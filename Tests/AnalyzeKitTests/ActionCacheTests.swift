@@ -1,3 +1,4 @@
+import CSupport
 import EventGenerator
 import XCTest
 @testable import AnalyzeKit
@@ -249,4 +250,20 @@ final class ActionCacheTests: XCTestCase {
             XCTAssertGreaterThan(hits, lines.count / 10, "seed \(seed)")
         }
     }
+
+    /// The prefix's line-feed test (SSE2) agrees with `memchr` for a line
+    /// feed at each of the 96 places, or none, among bytes that differ from
+    /// it by one bit; the prefix is that long.
+    func testLineFeedInThePrefixIsFound() {
+        XCTAssertEqual(ActionCache.prefixLength, 96)
+        var bytes = [UInt8](repeating: 0x0B, count: 96)
+        for k in 0..<96 { bytes[k] = [0x0B, 0x08, 0x8A, 0x1A, 0x00][k % 5] }
+        XCTAssertEqual(bytes.withUnsafeBytes { analyze_has_line_feed96($0.baseAddress!) }, 0)
+        for k in 0..<96 {
+            var withLF = bytes
+            withLF[k] = 0x0A
+            XCTAssertEqual(withLF.withUnsafeBytes { analyze_has_line_feed96($0.baseAddress!) }, 1, "\(k)")
+        }
+    }
+
 }

@@ -156,19 +156,78 @@ final class EventParserTests: XCTestCase {
         }
         let compact = read(tokens.joined())
         XCTAssertNotNil(compact)
-        // (A line end inside a line is whitespace to JSON too: the splitter
-        // never hands one over, but the scanner accepts it.)
-        for gap in [" ", "\t", "\r", "\n", "  ", " \t", "\t\t ", "\r\n"] {
+        for gap in [" ", "\t", "\r", "  ", " \t", "\t\t ", "\r\r"] {
             XCTAssertEqual(read(tokens.joined(separator: gap)), compact, gap.debugDescription)
             XCTAssertEqual(read(gap + tokens.joined(separator: gap) + gap), compact, gap.debugDescription)
             XCTAssertEqual(read(tokens.joined() + gap), compact, gap.debugDescription)
         }
-        // Not whitespace: a form feed or a no-break space is invalid JSON.
+        // Not whitespace: a form feed or a no-break space is invalid JSON. A
+        // line feed is whitespace to JSON, but it ends an NDJSON line, so the
+        // splitter never hands one over and the scanner stops at it (a line
+        // read from the start of a chunk ends there: `parseLine`).
+        XCTAssertEqual(outcome(tokens.joined(separator: "\n")), .invalidJSON)
+        XCTAssertEqual(outcome(tokens.joined(separator: "\r\n")), .invalidJSON)
         XCTAssertEqual(outcome(tokens.joined(separator: "\u{0C}")), .invalidJSON)
         XCTAssertEqual(outcome(tokens.joined(separator: "\u{A0}")), .invalidJSON)
     }
 
     /// Regression (found by the failure matrix): an escaped timestamp crashed.
+    /// A line read from the start of the rest of a chunk, without its end
+    /// found first (``EventParser/parseLine(atStartOf:)``), gives what the
+    /// line alone gives, and its ends; or nil, and the line alone decides.
+    /// Lines: a noisy export (rejects of every kind, CRLF, blank lines), the
+    /// export's lines joined by runs of whitespace, and objects followed by
+    /// text, by whitespace, by another object, or by nothing (the end of the
+    /// text). Actions shorter than the cache's prefix end lines followed by
+    /// lines that repeat them (the next line is not part of a prefix).
+    func testALineReadFromTheStartOfAChunkIsTheLineAlone() {
+        var lines = generateExport(GeneratorConfiguration(seed: 23, events: 3_000, days: 2, noise: 0.06, crlf: true))
+            .split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { Array($0) }
+        let short = "{\"event_id\":\"e\",\"event_type\":\"onboarding_analytics\",\"timestamp\":1,\"device_id\":\"d\","
+            + "\"profile_id\":\"p\",\"action\":{\"name\":\"n\",\"meta\":{\"onboardingId\":\"o\",\"screenIndex\":0}}}"
+        for tail in ["", " ", " \t ", "\r", "\r\r", " x", "}", ",", "{}", " {\"a\":1}", "\u{0C}"] {
+            lines += Array(repeating: Array((short + tail).utf8), count: 3)
+        }
+        lines += [Array("  {\"a\":1}  ".utf8), Array("[1]".utf8), Array("\"x\"".utf8), [], Array("   ".utf8),
+                  Array("{\"a\":\"unterminated".utf8), Array("{\"a\":".utf8)]
+        var rng = SplitMix64(7)
+        lines.shuffle(using: &rng)
+        var text: [UInt8] = []
+        for line in lines { text += line + [UInt8(ascii: "\n")] }
+        text += Array(short.utf8)  // the last line has no line feed
+
+        var fast = EventParser(), alone = EventParser(cachingActions: false)
+        var start = 0, readFast = 0, linesSeen = 0
+        text.withUnsafeBytes { all in
+            while start < all.count {
+                let rest = UnsafeRawBufferPointer(rebasing: all[start...])
+                let newline = rest.firstIndex(of: 0x0A)
+                let lineEnd = newline ?? rest.count
+                let contentEnd = newline != nil && lineEnd > 0 && rest[lineEnd - 1] == 0x0D ? lineEnd - 1 : lineEnd
+                let line = Array(rest[0..<contentEnd])
+                let expected = ParseSnapshot(line, &alone)
+                if let read = fast.parseLine(atStartOf: rest) {
+                    readFast += 1
+                    XCTAssertEqual(read.lineEnd, lineEnd, String(decoding: line, as: UTF8.self))
+                    XCTAssertEqual(read.contentEnd, contentEnd, String(decoding: line, as: UTF8.self))
+                    XCTAssertEqual(ParseSnapshot(read.outcome, &fast), expected, String(decoding: line, as: UTF8.self))
+                } else {
+                    // Not read so: blank, not an object, or an object the
+                    // line alone finds invalid (unterminated, or followed
+                    // by anything but whitespace).
+                    if let first = line.firstIndex(where: { $0 > 0x20 }), line[first] == UInt8(ascii: "{") {
+                        XCTAssertEqual(expected.reason, .invalidJSON, String(decoding: line, as: UTF8.self))
+                    }
+                }
+                linesSeen += 1
+                start += lineEnd + 1
+            }
+        }
+        XCTAssertEqual(linesSeen, lines.count + 1)
+        XCTAssertGreaterThan(readFast, linesSeen * 8 / 10)
+        XCTAssertLessThan(readFast, linesSeen)
+    }
+
     func testEscapedTimestampsAreDecodedFirst() {
         assertReject("{\"event_id\":\"e\",\"event_type\":\"x\",\"timestamp\":\"\\u0031\"}", .badTimestamp)
         assertReject("{\"event_id\":\"e\",\"event_type\":\"x\",\"timestamp\":\"2026-11-28T09:15:02\\u002E123\\u005A\"}", nil)

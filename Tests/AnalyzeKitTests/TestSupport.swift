@@ -104,7 +104,12 @@ struct ParseSnapshot: Equatable {
     var strings: [[UInt8]?] = []
 
     init(_ line: [UInt8], _ parser: inout EventParser) {
-        switch line.withUnsafeBytes({ parser.parse($0) }) {
+        self.init(line.withUnsafeBytes { parser.parse($0) }, &parser)
+    }
+
+    /// The snapshot of `outcome`, the parser's last parse.
+    init(_ outcome: EventParser.Outcome, _ parser: inout EventParser) {
+        switch outcome {
         case .rejected(let why):
             reason = why
         case .accepted:

@@ -177,6 +177,23 @@ struct PartialAggregate {
             var i = chunk.start
             var lineIndex: UInt64 = 0
             while i < end {
+                // Most lines are an object and their end: parsed as found.
+                if let (outcome, contentEnd, lineEnd) = parser.parseLine(
+                    atStartOf: UnsafeRawBufferPointer(start: base + i, count: end - i)) {
+                    lines += 1
+                    let position = sequence | lineIndex
+                    if contentEnd > maxLineBytes {
+                        reject(.lineTooLong, at: position)
+                    } else {
+                        switch outcome {
+                        case .rejected(let reason): reject(reason, at: position)
+                        case .accepted: record(at: position, from: &parser)
+                        }
+                    }
+                    lineIndex += 1
+                    i += lineEnd + 1
+                    continue
+                }
                 let lineEnd: Int
                 var contentEnd: Int
                 if let newline = memchr(base + i, 0x0A, end - i) {

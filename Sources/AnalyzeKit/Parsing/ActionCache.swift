@@ -1,3 +1,4 @@
+import CSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -171,8 +172,9 @@ struct ActionCache {
     init() {}
 
     /// Looks for the object starting at `start` in `scanner`'s line; nil when
-    /// not looked for: fewer than ``prefixLength`` bytes are left, or lookups
-    /// are paused (``sample(found:)``). Nothing is remembered then.
+    /// not looked for: fewer than ``prefixLength`` bytes are left in the
+    /// line, or lookups are paused (``sample(found:)``). Nothing is
+    /// remembered then.
     mutating func lookup(in scanner: JSONScanner, at start: Int) -> Probe? {
         if lookupsToSkip > 0 {
             lookupsToSkip &-= 1
@@ -181,6 +183,10 @@ struct ActionCache {
         let available = scanner.end - start
         guard available >= Self.prefixLength else { return nil }
         let object = UnsafeRawPointer(scanner.base + start)
+        // Nor when the line ends sooner: a scanner that reads a line at the
+        // start of a chunk (``EventParser/parseLine(atStartOf:)``) ends at
+        // the chunk's end, and the next line is not part of the prefix.
+        guard analyze_has_line_feed96(object) == 0 else { return nil }  // 96: prefixLength
         let hash = Self.prefixHash(object)
         if tables == nil {
             owner = Owner()

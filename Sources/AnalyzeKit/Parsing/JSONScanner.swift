@@ -30,7 +30,10 @@ struct JSONScanner {
     @inline(__always)
     func byte(_ i: Int) -> UInt8 { base[i] }
 
-    /// Skips JSON whitespace (space, tab, `\n`, `\r`).
+    /// Skips JSON whitespace within a line: space, tab and CR. A line feed
+    /// ends an NDJSON line, so it is never inside one, and the scanner stops
+    /// at it (``EventParser/parseLine(atStartOf:)`` scans to the end of a
+    /// chunk, and finds the line's end where the scan stops).
     ///
     /// Performance: most calls land on a byte that is not whitespace (exports
     /// are written without it), decided by one load and one compare before
@@ -50,7 +53,7 @@ struct JSONScanner {
             let c = base[i]
             // Every JSON whitespace byte is at most 0x20: one compare decides
             // for nearly every byte that ends the run.
-            guard c <= 0x20, c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 else { break }
+            guard c <= 0x20, c == 0x20 || c == 0x0D || c == 0x09 else { break }
             i += 1
         }
         return i
