@@ -116,11 +116,13 @@ final class ActionCacheTests: XCTestCase {
     /// answers with a key the SPEC ignores, unique to each event, inside the
     /// option, so that no object repeats and nothing is cached.
     func testAnswersFromCachedActionsCountAsAnswersReadAfresh() throws {
-        /// Answer `k`, option `o<k>`; for a negative `k` its label is spelled
-        /// with an escape, so the object is never cached.
+        /// Answer `k`, option `o<k>`; its label is spelled with an escape
+        /// for an odd `k` (its decoded bytes are kept with the way). A
+        /// negative `k` is given a key unique to each event, so it is never
+        /// cached: read afresh after a found one.
         func action(_ k: Int, unique: Int? = nil) -> String {
-            let extra = unique.map { ",\"n\":\($0)" } ?? ""
-            let label = k < 0 ? "\\u004Cabel \(-k)" : "Label \(k)"
+            let extra = (k < 0 ? Int.random(in: 0..<Int.max) : unique).map { ",\"n\":\($0)" } ?? ""
+            let label = k % 2 != 0 ? "\\u004Cabel \(k)" : "Label \(k)"
             return "{\"elementId\":\"goal\",\"params\":{\"type\":\"select\",\"value\":{\"id\":\"o\(k)\",\"value\":\"v\(k)\","
                 + "\"label\":\"\(label)\"\(extra)}},\"meta\":{\"onboardingId\":\"onb\",\"screenClientId\":\"s1\","
                 + "\"screenIndex\":1,\"screensTotal\":4}}"
@@ -231,11 +233,33 @@ final class ActionCacheTests: XCTestCase {
         XCTAssertEqual(ParseSnapshot(badShape, &parser).reason, .badAction)
     }
 
-    func testEscapedFieldsAreReadFreshEveryTime() {
-        // Decoded strings live in the parser's arena, not in the line: such an
-        // action is not remembered, and its fields still decode right.
+    func testEscapedFieldsAreFoundAndDecodedTheSame() {
+        // Decoded strings live in the parser's arena, not in the line: the
+        // way keeps their bytes, and a hit copies them to the arena.
         let line = stateUpdate("{\"type\":\"select\",\"value\":{\"id\":\"caf\\u00e9\",\"value\":\"v\",\"label\":\"lait \\\"chaud\\\"\"}}")
-        XCTAssertEqual(assertCachedEqualsFresh([line, line]), 0)
+        XCTAssertEqual(assertCachedEqualsFresh([line, line, line, line]), 2)
+        var parser = EventParser()
+        for _ in 0..<3 { _ = ParseSnapshot(line, &parser) }
+        let found = ParseSnapshot(line, &parser)
+        XCTAssertEqual(parser.actionCacheHits, 2)
+        XCTAssertEqual(found.strings[4], Array("café".utf8))
+        XCTAssertEqual(found.strings[6], Array("lait \"chaud\"".utf8))
+
+        // Both onboarding types read the same escaped `onboardingId`: each
+        // reading keeps its own decoded copy. Many decoded bytes (more than
+        // the way keeps) and the object is read afresh every time, rightly.
+        let escapedMeta = meta.replacingOccurrences(of: "quiz_ja_2026", with: "\\u30AF\\u30A4\\u30BA")
+        let action = "{\"name\":\"screen_presented\",\"elementId\":\"e\\u0031\"," + escapedMeta + ",\"params\":" + select + "}"
+        let state = Array((head + "\"event_type\":\"onboarding_state_updated\",\"action\":" + action + "}").utf8)
+        let analytics = Array((head + "\"event_type\":\"onboarding_analytics\",\"action\":" + action + "}").utf8)
+        XCTAssertEqual(assertCachedEqualsFresh([state, analytics, state, analytics, state, analytics]), 4)
+        // (The label decodes to 256 bytes, the id to one more. The same
+        // object with the id spelled plainly, as long, is remembered.)
+        let long = String(repeating: "x", count: ActionCache.maxDecodedBytes - 1) + "\\\""
+        let tooMuch = "{\"type\":\"select\",\"value\":{\"id\":\"\\u0061\",\"value\":\"v\",\"label\":\"\(long)\"}}"
+        XCTAssertEqual(assertCachedEqualsFresh(Array(repeating: stateUpdate(tooMuch), count: 3)), 0)
+        let justFits = tooMuch.replacingOccurrences(of: "\\u0061", with: "abcdef")
+        XCTAssertEqual(assertCachedEqualsFresh(Array(repeating: stateUpdate(justFits), count: 3)), 1)
     }
 
     /// Seeded property test: a generated export (noise included) parses the

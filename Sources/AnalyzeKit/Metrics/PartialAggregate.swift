@@ -470,7 +470,7 @@ struct PartialAggregate {
     }
 
     /// Frees the parser and the batch buffers once the last chunk is
-    /// consumed (its action cache alone may hold 1.6 MiB): what merging and
+    /// consumed (its action cache alone may hold 2.1 MiB): what merging and
     /// the tables need is all recorded.
     mutating func releaseParser() {
         parser = .unallocated

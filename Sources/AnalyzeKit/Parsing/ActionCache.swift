@@ -17,9 +17,12 @@ import Musl
 /// the cache holds changes only the speed, never a result; the parser tests
 /// and the parser fuzzer check a cached reading against a fresh one.
 ///
-/// What is remembered: objects of 8 to ``maxBytes`` bytes whose fields and
-/// options are spelled without escapes (so they lie in the line itself), with
-/// at most ``maxOptions`` options, read for an accepted onboarding event. A
+/// What is remembered: objects of 8 to ``maxBytes`` bytes with at most
+/// ``maxOptions`` options, read for an accepted onboarding event. A field
+/// spelled without escapes is remembered as its place in the object; one
+/// with escapes (`json.dumps` writes every non-ASCII letter as `\uXXXX`)
+/// as its decoded bytes, kept with the way (at most ``maxDecodedBytes``),
+/// which a hit copies into the parser's arena. A
 /// reading is per event type (the two onboarding types read different keys);
 /// a hit for the other type reads the object once more and adds its reading.
 ///
@@ -35,7 +38,7 @@ import Musl
 /// costs about 600 instructions (lookup and copying the reading) against
 /// about 4 000 to validate and read it. Where almost nothing is found (fewer
 /// than 1 in 32 of a sample of lookups), lookups pause and the cache is only
-/// sampled (``sample(found:)``). About 1.6 MiB per parser, reserved (zeroed
+/// sampled (``sample(found:)``). About 2.1 MiB per parser, reserved (zeroed
 /// by `calloc`) at the first lookup and touched only as it fills.
 ///
 /// Not thread-safe: one parser (one worker) owns it.
@@ -46,6 +49,8 @@ struct ActionCache {
     /// Ways in all (a way's index is below this).
     static let wayCount = setCount * ways
     static let maxBytes = 512
+    /// Decoded bytes of fields with escapes, per way (both readings).
+    static let maxDecodedBytes = 256
     static let maxOptions = 8
     private static let agingPeriod: UInt16 = 64
     /// Slots remembering objects read once (``admits(_:in:)``): 32 KiB.
@@ -57,12 +62,16 @@ struct ActionCache {
     /// Actions read without a lookup after a poor sample (15 samples' worth).
     static let lookupsSkippedAfterAPoorSample = 15 * 1024
 
-    /// A string field as an offset from the object's first byte (`start` -1: absent).
+    /// A string field as an offset from the object's first byte (`start` -1:
+    /// absent), or, decoded from escapes, as an offset into the way's
+    /// decoded bytes (`start` -2 - offset).
     struct Span: Equatable {
         var start: Int32
         var count: Int32
 
         static let absent = Span(start: -1, count: 0)
+
+        static func decoded(at offset: Int, count: Int) -> Span { Span(start: Int32(-2 - offset), count: Int32(count)) }
     }
 
     /// The reading of an action for one onboarding type, offsets relative to the object.
@@ -109,6 +118,9 @@ struct ActionCache {
         let lengths: UnsafeMutablePointer<Int32>
         let ways: UnsafeMutablePointer<Way>
         let bytes: UnsafeMutablePointer<UInt8>
+        /// Each way's decoded fields (``maxDecodedBytes``), and how many it holds.
+        let decoded: UnsafeMutablePointer<UInt8>
+        let decodedCounts: UnsafeMutablePointer<UInt16>
         let options: UnsafeMutablePointer<OptionSpans>
         let replacements: UnsafeMutablePointer<UInt16>
         /// Each way's hits since it was filled (halved as the set ages).
@@ -131,6 +143,8 @@ struct ActionCache {
             lengths = zeroed(wayCount, Int32.self)
             ways = zeroed(wayCount, Way.self)
             bytes = zeroed(wayCount * ActionCache.maxBytes, UInt8.self)
+            decoded = zeroed(wayCount * ActionCache.maxDecodedBytes, UInt8.self)
+            decodedCounts = zeroed(wayCount, UInt16.self)
             options = zeroed(wayCount * ActionCache.maxOptions, OptionSpans.self)
             replacements = zeroed(ActionCache.setCount, UInt16.self)
             hitCounts = zeroed(wayCount, UInt16.self)
@@ -148,6 +162,8 @@ struct ActionCache {
             free(tables.lengths)
             free(tables.ways)
             free(tables.bytes)
+            free(tables.decoded)
+            free(tables.decodedCounts)
             free(tables.options)
             free(tables.replacements)
             free(tables.hitCounts)
@@ -247,14 +263,24 @@ struct ActionCache {
     /// is handed a copy of the cache, which retains and releases its owner
     /// once per hit.
     mutating func reading(
-        _ way: Int, for type: EventType, objectStart: Int, into fields: inout ActionFields, options: inout [OptionRefs]
+        _ way: Int, for type: EventType, objectStart: Int, into fields: inout ActionFields, options: inout [OptionRefs],
+        arena: inout [UInt8]
     ) -> UInt64? {
-        guard let ways = tables?.ways, let allOptions = tables?.options else { return nil }
+        guard let tables else { return nil }
+        let ways = tables.ways, allOptions = tables.options
         let isStateUpdate = type == .onboardingStateUpdated
         guard isStateUpdate ? ways[way].hasStateUpdated : ways[way].hasAnalytics else { return nil }
         let reading = isStateUpdate ? ways[way].stateUpdated : ways[way].analytics
+        let decoded = tables.decoded + way * Self.maxDecodedBytes
         func ref(_ span: Span) -> StringRef? {
-            span.start < 0 ? nil : StringRef(start: objectStart + Int(span.start), count: Int(span.count), isDecoded: false)
+            if span.start >= 0 {
+                return StringRef(start: objectStart + Int(span.start), count: Int(span.count), isDecoded: false)
+            }
+            guard span.start <= -2 else { return nil }
+            // Decoded bytes: copied to the arena, where decoding would have put them.
+            let start = arena.count
+            arena.append(contentsOf: UnsafeBufferPointer(start: decoded + Int(-2 - span.start), count: Int(span.count)))
+            return StringRef(start: start, count: Int(span.count), isDecoded: true)
         }
         fields.isWellFormed = reading.isWellFormed
         fields.elementID = ref(reading.elementID)
@@ -282,51 +308,64 @@ struct ActionCache {
     /// for an object not found that ``admits(_:in:)`` lets in, in place of
     /// its set's least-hit way. Returns the way that holds it, or nil.
     mutating func remember(
-        _ probe: Probe, object: JSONValue, line: UnsafeRawBufferPointer, type: EventType,
+        _ probe: Probe, object: JSONValue, line: UnsafeRawBufferPointer, arena: UnsafeRawBufferPointer, type: EventType,
         fields: ActionFields, options: [OptionRefs], fingerprint: UInt64
     ) -> Int? {
         // (At least a word long: a lookup compares the last word first.)
         let length = object.end - object.start
         guard let tables, length >= 8, length <= Self.maxBytes, options.count <= Self.maxOptions else { return nil }
-        func span(_ ref: StringRef?) -> Span? {
+        // Decoded fields need room among the way's decoded bytes (after the
+        // other type's, when the way holds its reading).
+        var decodedNeeded = 0
+        func countDecoded(_ ref: StringRef?) { if let ref, ref.isDecoded { decodedNeeded += ref.count } }
+        countDecoded(fields.elementID); countDecoded(fields.onboardingID)
+        countDecoded(fields.name); countDecoded(fields.paramsType)
+        for option in options { countDecoded(option.id); countDecoded(option.value); countDecoded(option.label) }
+        var decodedStart = 0
+        if case .hit(let found, _) = probe { decodedStart = Int(tables.decodedCounts[found]) }
+        guard decodedStart + decodedNeeded <= Self.maxDecodedBytes else { return nil }
+
+        let way: Int
+        switch probe {
+        case .hit(let found, _):
+            way = found
+        case .miss(let hash):
+            let bytes = UnsafeRawBufferPointer(rebasing: line[object.start..<object.end])
+            guard Self.admits(Self.admissionHash(bytes, prefixHash: hash), in: tables) else { return nil }
+            way = Self.replace(in: tables, set: Self.set(of: hash))
+            tables.fills[way] = nextFill
+            nextFill += 1
+            tables.prefixHashes[way] = hash
+            tables.lengths[way] = Int32(length)
+            tables.ways[way] = Way()
+            tables.hitCounts[way] = 0
+            tables.decodedCounts[way] = 0
+            (tables.bytes + way * Self.maxBytes).update(
+                from: line.baseAddress!.assumingMemoryBound(to: UInt8.self) + object.start, count: length)
+        }
+        let decoded = tables.decoded + way * Self.maxDecodedBytes
+        var decodedCount = decodedStart
+        func span(_ ref: StringRef?) -> Span {
             guard let ref else { return .absent }
             if ref.count == 0 { return Span(start: 0, count: 0) }
-            // A decoded string lives in the parser's arena, not in the object.
-            guard !ref.isDecoded else { return nil }
-            return Span(start: Int32(ref.start - object.start), count: Int32(ref.count))
+            guard ref.isDecoded else { return Span(start: Int32(ref.start - object.start), count: Int32(ref.count)) }
+            // Decoded into the parser's arena: its bytes are kept with the way.
+            (decoded + decodedCount).update(
+                from: arena.baseAddress!.assumingMemoryBound(to: UInt8.self) + ref.start, count: ref.count)
+            defer { decodedCount += ref.count }
+            return .decoded(at: decodedCount, count: ref.count)
         }
-        guard let elementID = span(fields.elementID), let onboardingID = span(fields.onboardingID),
-              let name = span(fields.name), let paramsType = span(fields.paramsType)
-        else { return nil }
+        let reading = Reading(
+            elementID: span(fields.elementID), onboardingID: span(fields.onboardingID), name: span(fields.name),
+            paramsType: span(fields.paramsType), fingerprint: fingerprint, optionCount: UInt8(options.count),
+            answerKind: fields.answerKind, isWellFormed: fields.isWellFormed)
         // The options' spans, gathered on the stack (``maxOptions`` at most).
         return withUnsafeTemporaryAllocation(of: OptionSpans.self, capacity: Self.maxOptions) { optionSpans -> Int? in
             for (k, option) in options.enumerated() {
-                guard let id = span(option.id), let value = span(option.value), let label = span(option.label)
-                else { return nil }
-                optionSpans.initializeElement(at: k, to: OptionSpans(id: id, value: value, label: label))
+                optionSpans.initializeElement(
+                    at: k, to: OptionSpans(id: span(option.id), value: span(option.value), label: span(option.label)))
             }
-            let reading = Reading(
-                elementID: elementID, onboardingID: onboardingID, name: name, paramsType: paramsType,
-                fingerprint: fingerprint, optionCount: UInt8(options.count), answerKind: fields.answerKind,
-                isWellFormed: fields.isWellFormed)
-
-            let way: Int
-            switch probe {
-            case .hit(let found, _):
-                way = found
-            case .miss(let hash):
-                let bytes = UnsafeRawBufferPointer(rebasing: line[object.start..<object.end])
-                guard Self.admits(Self.admissionHash(bytes, prefixHash: hash), in: tables) else { return nil }
-                way = Self.replace(in: tables, set: Self.set(of: hash))
-                tables.fills[way] = nextFill
-                nextFill += 1
-                tables.prefixHashes[way] = hash
-                tables.lengths[way] = Int32(length)
-                tables.ways[way] = Way()
-                tables.hitCounts[way] = 0
-                (tables.bytes + way * Self.maxBytes).update(
-                    from: line.baseAddress!.assumingMemoryBound(to: UInt8.self) + object.start, count: length)
-            }
+            tables.decodedCounts[way] = UInt16(decodedCount)
             if type == .onboardingStateUpdated {
                 tables.ways[way].stateUpdated = reading
                 tables.ways[way].hasStateUpdated = true

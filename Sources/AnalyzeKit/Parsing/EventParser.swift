@@ -205,7 +205,7 @@ struct EventParser {
             if let value = envelope.action, value.kind == .object {
                 if case .hit(let way, _)? = envelope.actionProbe,
                    let fingerprint = actionCache.reading(
-                       way, for: type, objectStart: value.start, into: &action, options: &options) {
+                       way, for: type, objectStart: value.start, into: &action, options: &options, arena: &arena) {
                     cachedFingerprint = fingerprint
                 } else {
                     if !envelope.actionScanned {
@@ -294,9 +294,11 @@ struct EventParser {
         } else if type.isOnboarding {
             event.contentFingerprint = actionFingerprint()
             if let probe = envelope.actionProbe, let value = envelope.action,
-               let way = actionCache.remember(
-                   probe, object: value, line: line, type: type, fields: action, options: options,
-                   fingerprint: event.contentFingerprint) {
+               let way = arena.withUnsafeBytes({ arena in
+                   actionCache.remember(
+                       probe, object: value, line: line, arena: arena, type: type, fields: action, options: options,
+                       fingerprint: event.contentFingerprint)
+               }) {
                 cachedAction = (way, actionCache.fill(of: way))
             }
         } else if type == .unknown {
