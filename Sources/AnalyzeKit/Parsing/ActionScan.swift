@@ -56,7 +56,7 @@ enum ActionScan {
             let key = UnsafeRawBufferPointer(start: scanner.base + keyStart, count: keyLength)
             i = scanner.skipWhitespace(afterKey)
             guard i < scanner.end, scanner.byte(i) == UInt8(ascii: ":") else { return nil }
-            i = scanner.skipWhitespace(i + 1)
+            i = scanner.skipWhitespaceAfterSeparator(i + 1)
             guard i < scanner.end else { return nil }
 
             let known = knownKey(key, at: level)
@@ -106,7 +106,7 @@ enum ActionScan {
             i = scanner.skipWhitespace(i)
             guard i < scanner.end else { return nil }
             if scanner.byte(i) == UInt8(ascii: ",") {
-                i = scanner.skipWhitespace(i + 1)
+                i = scanner.skipWhitespaceAfterSeparator(i + 1)
                 continue
             }
             guard scanner.byte(i) == UInt8(ascii: "}") else { return nil }
@@ -167,7 +167,7 @@ enum ActionScan {
             i = scanner.skipWhitespace(i)
             guard i < scanner.end else { return nil }
             if scanner.byte(i) == UInt8(ascii: ",") {
-                i = scanner.skipWhitespace(i + 1)
+                i = scanner.skipWhitespaceAfterSeparator(i + 1)
                 guard i < scanner.end else { return nil }
                 continue
             }
