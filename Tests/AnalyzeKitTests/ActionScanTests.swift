@@ -59,6 +59,18 @@ final class ActionScanTests: XCTestCase {
             "{\"name\":\"n\",\"type\":\"t\",\"id\":\"i\",\(meta),\"params\":{\"type\":\"select\",\"label\":\"l\",\"value\":{\"id\":\"a\",\"type\":\"x\"}}}",
             // Up to four other keys per object, compared for repeats.
             "{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"name\":\"n\",\(meta)}",
+            // Containers under keys the SPEC does not read, at any level (the
+            // independent exporter's `meta.variation`, `image`, `params.extra`).
+            "{\"name\":\"n\",\(meta),\"context\":{\"a\":[1,2]}}",
+            "{\"elementId\":\"q\",\"meta\":{\"onboardingId\":\"quiz\",\"variation\":{\"id\":\"v2\",\"weights\":[0.5,0.5]},\"screenIndex\":1},"
+                + "\"params\":{\"type\":\"select\",\"value\":{\"id\":\"a\",\"image\":{\"url\":\"u\"},\"label\":\"L\"}}}",
+            "{\"elementId\":\"q\",\(meta),\"params\":{\"type\":\"multiSelect\",\"extra\":[[],{},[{\"k\":[null]}],\"s\"],"
+                + "\"value\":[{\"id\":\"a\",\"image\":{\"url\":\"u\",\"size\":[1,2]}},{\"id\":\"b\",\"x\":[]}]}}",
+            // Keys read elsewhere are other keys inside another key's container.
+            "{\"name\":\"n\",\(meta),\"x\":{\"name\":{\"meta\":1},\"id\":\"i\",\"params\":[{\"type\":\"t\"}]}}",
+            // Eight containers deep under another key: the most read in one pass.
+            "{\"name\":\"n\",\(meta),\"x\":[[[[{\"y\":[[[1]]]}]]]]}",
+            " { \"name\" : \"n\" , \"x\" : { \"a\" : [ 1 , { } ] , \"b\" : [ ] } , \(meta) } ",
         ]
         let all = actions.flatMap(lines)
         XCTAssertEqual(assertScanEqualsTape(all), all.count)
@@ -74,7 +86,7 @@ final class ActionScanTests: XCTestCase {
             "{\"x\":1,\"name\":\"n\",\"x\":2,\(meta)}",                          // a repeated other key
             "{\"name\":\"n\",\(meta),\"params\":{\"type\":\"multiSelect\",\"value\":[{\"id\":\"a\",\"id\":\"b\"}]}}",
             "{\"name\":\"n\",\(meta),\"context\":{\"a\":{\"b\":[1,{\"c\":2,\"c\":3}]}}}",  // a repeat deep in another key
-            "{\"name\":\"n\",\(meta),\"context\":{\"a\":[1,2]}}",               // a container under another key
+            "{\"name\":\"n\",\(meta),\"x\":{\"a\":1,\"a\":2}}",                 // a repeat in another key's object
             "{\"name\":{\"x\":1},\(meta)}",                                     // a container where a scalar is read
             "{\"name\":\"n\",\"meta\":[1],\"params\":[]}",                      // arrays where objects are read
             "{\"elementId\":\"q\",\(meta),\"params\":{\"type\":\"multiSelect\",\"value\":[[1]]}}",
@@ -85,6 +97,11 @@ final class ActionScanTests: XCTestCase {
             "{\"name\":\"n\",\(meta),\"x\":\"\\uD800\"}",
             "{\"name\":\"n\",\(meta),\"params\":{\"value\":[1,]}}",
             "{\"name\":\"n\",\(meta),\"x\":01}",
+            "{\"name\":\"n\",\(meta),\"x\":[[[[{\"y\":[[[[1]]]]}]]]]}",       // nine containers deep under another key
+            "{\"name\":\"n\",\(meta),\"x\":{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5}}",  // five keys in another key's object
+            "{\"name\":\"n\",\(meta),\"x\":{\"\\u0061\":1}}",                 // an escaped key there
+            "{\"name\":\"n\",\(meta),\"x\":{\"a\":[1,]}}",                      // invalid JSON there
+            "{\"name\":\"n\",\(meta),\"x\":[{\"a\":1}{}]}",
         ]
         let all = actions.flatMap(lines)
         XCTAssertEqual(assertScanEqualsTape(all), 0)
@@ -92,8 +109,12 @@ final class ActionScanTests: XCTestCase {
         XCTAssertEqual(reason(lines(actions[1])[1]), .invalidJSON)
         XCTAssertNil(reason(lines(actions[1])[2]))
         XCTAssertEqual(reason(lines(actions[4])[0]), .invalidJSON)
-        XCTAssertNil(reason(lines(actions[5])[1]))
+        XCTAssertEqual(reason(lines(actions[5])[1]), .invalidJSON)
+        XCTAssertNil(reason(lines(actions[5])[2]))  // not read on other types
         XCTAssertEqual(reason(lines(actions[11])[2]), .invalidJSON)
+        XCTAssertEqual(reason(lines(actions[16])[0]), .badAction)  // deep, valid: no elementId
+        XCTAssertNil(reason(lines(actions[17])[1]))
+        XCTAssertEqual(reason(lines(actions[19])[1]), .invalidJSON)
     }
 
     /// Seeded property test: generated exports (noise included) parse the

@@ -3,29 +3,42 @@
 /// without recording its structure first (``ActionTape``) and looking the
 /// fields up in it afterwards.
 ///
-/// The plain shape: no key spelled with escapes; objects only under `meta`,
-/// `params` and `params.value`, and as the elements of an array
-/// `params.value`; scalars everywhere else; at most ``maxOtherKeys`` keys the
-/// SPEC does not read per object; no key twice in one object. That is every
-/// action the SPEC describes, with any scalars added. Anything else — and
-/// anything invalid — makes ``scan(_:at:into:)`` answer nil, and the caller
-/// reads the object the general way (``ActionTape``), which decides. So this
-/// pass only ever has to be right about the objects it accepts.
+/// The plain shape: no key spelled with escapes; where the SPEC reads a
+/// value, an object only under `meta`, `params` and `params.value` and as
+/// the elements of an array `params.value`, a scalar everywhere else; under
+/// a key the SPEC does not read, any value nested at most
+/// ``maxOtherDepth`` containers deep (validated, its objects checked for
+/// repeated keys, nothing noted); at most ``maxOtherKeys`` keys the SPEC
+/// does not read per object; no key twice in one object. That is every
+/// action the SPEC describes, with anything added under other keys.
+/// Anything else — and anything invalid — makes ``scan(_:at:into:)`` answer
+/// nil, and the caller reads the object the general way (``ActionTape``),
+/// which decides. So this pass only ever has to be right about the objects
+/// it accepts.
 ///
 /// Performance: no 56-byte entry per value, no second pass over each
 /// object's keys for repeats, no search for each field by comparing keys:
 /// an action not found in the ``ActionCache`` costs about 1 400 fewer
 /// instructions than recording, checking and looking it up (−9 % of all
 /// instructions on an export whose every action is unique, −2 % on the
-/// generator's, where 83 % are found).
+/// generator's, where 83 % are found). Containers under other keys (the
+/// independent exporter's `meta.variation`, an option's `image`) are read
+/// here too since the twenty-fifth session: before, such an action was
+/// scanned until that container and then recorded and read again the
+/// general way, about 7 000 instructions more each.
 enum ActionScan {
     /// Keys the SPEC does not read, per object, that are compared for repeats
     /// (pairwise): more send the object the general way.
     static let maxOtherKeys = 4
 
+    /// How deep containers may nest under a key the SPEC does not read
+    /// (bounding the recursion): deeper sends the object the general way.
+    static let maxOtherDepth = 8
+
     /// The objects of the plain shape; each has its own known keys.
+    /// `.other`: an object under a key the SPEC does not read, which has none.
     private enum Level {
-        case root, meta, params, value, option
+        case root, meta, params, value, option, other
     }
 
     /// Scans the object starting at `start` (its `{`) into `facts`; returns
@@ -41,7 +54,7 @@ enum ActionScan {
     /// every other level's to `facts`.
     private static func object(
         _ scanner: inout JSONScanner, at start: Int, level: Level, facts: inout ActionFacts,
-        option: inout ActionFacts.Option
+        option: inout ActionFacts.Option, depth: Int = 0
     ) -> Int? {
         var i = scanner.skipWhitespace(start + 1)
         guard i < scanner.end else { return nil }
@@ -85,6 +98,10 @@ enum ActionScan {
                 case (.params, 1, UInt8(ascii: "[")):
                     facts.valueKind = .array
                     next = options(&scanner, at: i, facts: &facts)
+                case (_, -1, _):
+                    // Under a key the SPEC does not read: validated and checked
+                    // for repeats, nothing noted.
+                    next = otherContainer(&scanner, at: i, depth: depth + 1, facts: &facts, option: &option)
                 default:
                     next = nil
                 }
@@ -141,6 +158,45 @@ enum ActionScan {
             withUnsafeMutableBytes(of: &lengths) { $0.storeBytes(of: length, toByteOffset: count * stride, as: Int.self) }
             count += 1
             return true
+        }
+    }
+
+    /// The container at `start` (its `{` or `[`) under a key the SPEC does
+    /// not read, `depth` containers deep there: its objects are `.other`
+    /// objects (no key twice, at most ``maxOtherKeys`` keys), its arrays'
+    /// elements any value; nil beyond ``maxOtherDepth`` or when invalid.
+    /// (`facts` and `option` are passed through untouched: an `.other`
+    /// object has no known keys.)
+    private static func otherContainer(
+        _ scanner: inout JSONScanner, at start: Int, depth: Int, facts: inout ActionFacts,
+        option: inout ActionFacts.Option
+    ) -> Int? {
+        guard depth <= maxOtherDepth else { return nil }
+        if scanner.byte(start) == UInt8(ascii: "{") {
+            return object(&scanner, at: start, level: .other, facts: &facts, option: &option, depth: depth)
+        }
+        var i = scanner.skipWhitespace(start + 1)
+        guard i < scanner.end else { return nil }
+        if scanner.byte(i) == UInt8(ascii: "]") { return i + 1 }
+        while true {
+            let c = scanner.byte(i)
+            if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
+                guard let next = otherContainer(&scanner, at: i, depth: depth + 1, facts: &facts, option: &option)
+                else { return nil }
+                i = next
+            } else {
+                guard let value = scanner.scanValue(at: i) else { return nil }
+                i = value.end
+            }
+            i = scanner.skipWhitespace(i)
+            guard i < scanner.end else { return nil }
+            if scanner.byte(i) == UInt8(ascii: ",") {
+                i = scanner.skipWhitespaceAfterSeparator(i + 1)
+                guard i < scanner.end else { return nil }
+                continue
+            }
+            guard scanner.byte(i) == UInt8(ascii: "]") else { return nil }
+            return i + 1
         }
     }
 
@@ -202,6 +258,8 @@ enum ActionScan {
             if key.equals("day") { return 3 }
             if key.equals("month") { return 4 }
             if key.equals("year") { return 5 }
+        case .other:
+            break
         }
         return -1
     }
