@@ -70,6 +70,9 @@ final class ActionScanTests: XCTestCase {
             "{\"name\":\"n\",\(meta),\"x\":{\"name\":{\"meta\":1},\"id\":\"i\",\"params\":[{\"type\":\"t\"}]}}",
             // Eight containers deep under another key: the most read in one pass.
             "{\"name\":\"n\",\(meta),\"x\":[[[[{\"y\":[[[1]]]}]]]]}",
+            // Keys the SPEC reads, spelled with escapes.
+            "{\"element\\u0049d\":\"q\",\(meta),\"params\":{\"type\":\"select\",\"va\\u006Cue\":{\"la\\u0062el\":\"L\",\"id\":\"a\"}}}",
+            "{\"\\u006e\\u0061\\u006d\\u0065\":\"n\",\"meta\":{\"onboardingI\\u0064\":\"o\"}}",
             " { \"name\" : \"n\" , \"x\" : { \"a\" : [ 1 , { } ] , \"b\" : [ ] } , \(meta) } ",
         ]
         let all = actions.flatMap(lines)
@@ -81,7 +84,7 @@ final class ActionScanTests: XCTestCase {
 
     func testUnusualActionsAreReadTheGeneralWay() {
         let actions = [
-            "{\"element\\u0049d\":\"q\",\(meta)}",                              // an escaped key
+            "{\"\\u0078\":1,\"name\":\"n\",\(meta)}",                          // an escaped key the SPEC does not read
             "{\"name\":\"n\",\"name\":\"m\",\(meta)}",                          // a repeated key the SPEC reads
             "{\"x\":1,\"name\":\"n\",\"x\":2,\(meta)}",                          // a repeated other key
             "{\"name\":\"n\",\(meta),\"params\":{\"type\":\"multiSelect\",\"value\":[{\"id\":\"a\",\"id\":\"b\"}]}}",
@@ -102,6 +105,10 @@ final class ActionScanTests: XCTestCase {
             "{\"name\":\"n\",\(meta),\"x\":{\"\\u0061\":1}}",                 // an escaped key there
             "{\"name\":\"n\",\(meta),\"x\":{\"a\":[1,]}}",                      // invalid JSON there
             "{\"name\":\"n\",\(meta),\"x\":[{\"a\":1}{}]}",
+            "{\"name\":\"n\",\"na\\u006de\":\"m\",\(meta)}",                 // a key read, twice, one escaped
+            "{\"name\":\"n\",\(meta),\"params\":{\"t\\u0079pe\":\"select\",\"type\":\"select\"}}",
+            "{\"nam\\u00e9\":\"n\",\(meta)}",                                  // escapes of other letters
+            "{\"na\\nme\":\"n\",\(meta)}",
         ]
         let all = actions.flatMap(lines)
         XCTAssertEqual(assertScanEqualsTape(all), 0)
@@ -115,6 +122,9 @@ final class ActionScanTests: XCTestCase {
         XCTAssertEqual(reason(lines(actions[16])[0]), .badAction)  // deep, valid: no elementId
         XCTAssertNil(reason(lines(actions[17])[1]))
         XCTAssertEqual(reason(lines(actions[19])[1]), .invalidJSON)
+        XCTAssertEqual(reason(lines(actions[21])[1]), .invalidJSON)
+        XCTAssertEqual(reason(lines(actions[22])[0]), .invalidJSON)
+        XCTAssertEqual(reason(lines(actions[23])[1]), .badAction)  // not `name`
     }
 
     /// Seeded property test: generated exports (noise included) parse the

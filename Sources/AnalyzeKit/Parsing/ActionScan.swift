@@ -3,7 +3,9 @@
 /// without recording its structure first (``ActionTape``) and looking the
 /// fields up in it afterwards.
 ///
-/// The plain shape: no key spelled with escapes; where the SPEC reads a
+/// The plain shape: escapes only in keys the SPEC reads at that level
+/// (decoded, then matched; another key with escapes could repeat one
+/// spelled plainly, which comparing their bytes would miss); where the SPEC reads a
 /// value, an object only under `meta`, `params` and `params.value` and as
 /// the elements of an array `params.value`, a scalar everywhere else; under
 /// a key the SPEC does not read, any value nested at most
@@ -63,7 +65,7 @@ enum ActionScan {
         var others = OtherKeys()
         while true {
             guard i < scanner.end, scanner.byte(i) == UInt8(ascii: "\""),
-                  let (afterKey, keyEscapes) = scanner.scanString(at: i), !keyEscapes
+                  let (afterKey, keyEscapes) = scanner.scanString(at: i)
             else { return nil }
             let keyStart = i + 1, keyLength = afterKey - i - 2
             let key = UnsafeRawBufferPointer(start: scanner.base + keyStart, count: keyLength)
@@ -72,7 +74,15 @@ enum ActionScan {
             i = scanner.skipWhitespaceAfterSeparator(i + 1)
             guard i < scanner.end else { return nil }
 
-            let known = knownKey(key, at: level)
+            let known: Int
+            if keyEscapes {
+                // Only a known key may be spelled with escapes here: other
+                // keys are compared for repeats by their bytes as written.
+                known = escapedKnownKey(in: scanner, start: keyStart, length: keyLength, at: level)
+                guard known >= 0 else { return nil }
+            } else {
+                known = knownKey(key, at: level)
+            }
             if known >= 0 {
                 let bit = UInt8(1) &<< UInt8(known)  // known < 8
                 guard seen & bit == 0 else { return nil }
@@ -229,6 +239,34 @@ enum ActionScan {
             }
             guard scanner.byte(i) == UInt8(ascii: "]") else { return nil }
             return i + 1
+        }
+    }
+
+    /// The index among `level`'s known keys of the key written with escapes
+    /// at `start` (its content, `length` bytes, validated), or -1. Known keys
+    /// are ASCII letters, so only `\u` escapes of ASCII are decoded; any
+    /// other escape, or more than 16 decoded bytes, is another key.
+    @inline(never)
+    private static func escapedKnownKey(in scanner: JSONScanner, start: Int, length: Int, at level: Level) -> Int {
+        var buffer: (UInt64, UInt64) = (0, 0)
+        return withUnsafeMutableBytes(of: &buffer) { decoded in
+            var count = 0, i = start
+            let end = start + length
+            while i < end {
+                guard count < decoded.count else { return -1 }
+                var c = scanner.byte(i)
+                if c == UInt8(ascii: "\\") {
+                    guard scanner.byte(i + 1) == UInt8(ascii: "u"), let unit = scanner.hex4(at: i + 2), unit < 0x80
+                    else { return -1 }
+                    c = UInt8(truncatingIfNeeded: unit)
+                    i += 6
+                } else {
+                    i += 1
+                }
+                decoded[count] = c
+                count += 1
+            }
+            return knownKey(UnsafeRawBufferPointer(rebasing: decoded[0..<count]), at: level)
         }
     }
 
