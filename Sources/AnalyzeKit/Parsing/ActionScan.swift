@@ -198,15 +198,9 @@ enum ActionScan {
                 guard let value = scanner.scanValue(at: i) else { return nil }
                 i = value.end
             }
-            i = scanner.skipWhitespace(i)
-            guard i < scanner.end else { return nil }
-            if scanner.byte(i) == UInt8(ascii: ",") {
-                i = scanner.skipWhitespaceAfterSeparator(i + 1)
-                guard i < scanner.end else { return nil }
-                continue
-            }
-            guard scanner.byte(i) == UInt8(ascii: "]") else { return nil }
-            return i + 1
+            guard let (next, more) = afterElement(in: scanner, at: i) else { return nil }
+            guard more else { return next }
+            i = next
         }
     }
 
@@ -230,16 +224,26 @@ enum ActionScan {
                 facts.elements.append(nil)
                 i = value.end
             }
-            i = scanner.skipWhitespace(i)
-            guard i < scanner.end else { return nil }
-            if scanner.byte(i) == UInt8(ascii: ",") {
-                i = scanner.skipWhitespaceAfterSeparator(i + 1)
-                guard i < scanner.end else { return nil }
-                continue
-            }
-            guard scanner.byte(i) == UInt8(ascii: "]") else { return nil }
-            return i + 1
+            guard let (next, more) = afterElement(in: scanner, at: i) else { return nil }
+            guard more else { return next }
+            i = next
         }
+    }
+
+    /// After an array element that ends at `i`: the next element's start
+    /// (`more`) past a comma, or the index after the array's `]`; nil when
+    /// neither follows.
+    @inline(__always)
+    private static func afterElement(in scanner: JSONScanner, at i: Int) -> (index: Int, more: Bool)? {
+        let i = scanner.skipWhitespace(i)
+        guard i < scanner.end else { return nil }
+        if scanner.byte(i) == UInt8(ascii: ",") {
+            let next = scanner.skipWhitespaceAfterSeparator(i + 1)
+            guard next < scanner.end else { return nil }
+            return (next, true)
+        }
+        guard scanner.byte(i) == UInt8(ascii: "]") else { return nil }
+        return (i + 1, false)
     }
 
     /// The index among `level`'s known keys of the key written with escapes
