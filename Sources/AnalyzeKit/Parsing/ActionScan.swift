@@ -24,10 +24,12 @@
 /// instructions than recording, checking and looking it up (−9 % of all
 /// instructions on an export whose every action is unique, −2 % on the
 /// generator's, where 83 % are found). Containers under other keys (the
-/// independent exporter's `meta.variation`, an option's `image`) are read
-/// here too since the twenty-fifth session: before, such an action was
-/// scanned until that container and then recorded and read again the
-/// general way, about 7 000 instructions more each.
+/// independent exporter's `meta.variation`, an option's `image`) and the
+/// SPEC's keys spelled with escapes are read here too since the
+/// twenty-fifth session: before, such an action was scanned up to them and
+/// then recorded and read again the general way, about 7 000 instructions
+/// more each (13 000 with an escaped key, whose tape checks repeats through
+/// a set of decoded keys).
 enum ActionScan {
     /// Keys the SPEC does not read, per object, that are compared for repeats
     /// (pairwise): more send the object the general way.
