@@ -187,9 +187,9 @@ enum ActionScan {
         if scanner.byte(start) == UInt8(ascii: "{") {
             return object(&scanner, at: start, level: .other, facts: &facts, option: &option, depth: depth)
         }
-        var i = scanner.skipWhitespace(start + 1)
-        guard i < scanner.end else { return nil }
-        if scanner.byte(i) == UInt8(ascii: "]") { return i + 1 }
+        guard let (first, more) = firstElement(in: scanner, at: start) else { return nil }
+        guard more else { return first }
+        var i = first
         while true {
             let c = scanner.byte(i)
             if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
@@ -209,9 +209,9 @@ enum ActionScan {
     /// The array `params.value` at `start` (its `[`): objects are options,
     /// scalars are elements that are not; nested arrays are not plain.
     private static func options(_ scanner: inout JSONScanner, at start: Int, facts: inout ActionFacts) -> Int? {
-        var i = scanner.skipWhitespace(start + 1)
-        guard i < scanner.end else { return nil }
-        if scanner.byte(i) == UInt8(ascii: "]") { return i + 1 }
+        guard let (first, more) = firstElement(in: scanner, at: start) else { return nil }
+        guard more else { return first }
+        var i = first
         while true {
             let c = scanner.byte(i)
             if c == UInt8(ascii: "{") {
@@ -230,6 +230,16 @@ enum ActionScan {
             guard more else { return next }
             i = next
         }
+    }
+
+    /// An array's first element, for the array at `start` (its `[`): its
+    /// start (`more`), or the index after the `]` of an empty array; nil at
+    /// the end of the line.
+    @inline(__always)
+    private static func firstElement(in scanner: JSONScanner, at start: Int) -> (index: Int, more: Bool)? {
+        let i = scanner.skipWhitespace(start + 1)
+        guard i < scanner.end else { return nil }
+        return scanner.byte(i) == UInt8(ascii: "]") ? (i + 1, false) : (i, true)
     }
 
     /// After an array element that ends at `i`: the next element's start
@@ -251,7 +261,10 @@ enum ActionScan {
     /// The index among `level`'s known keys of the key written with escapes
     /// at `start` (its content, `length` bytes, validated), or -1. Known keys
     /// are ASCII letters, so only `\u` escapes of ASCII are decoded; any
-    /// other escape, or more than 16 decoded bytes, is another key.
+    /// other escape, or more than 16 decoded bytes, is another key. (Not
+    /// ``JSONScanner/decodeString(_:into:)``: that one decodes everything
+    /// into a growing array; this one needs no buffer beyond 16 bytes and
+    /// stops at the first byte no known key has.)
     @inline(never)
     private static func escapedKnownKey(in scanner: JSONScanner, start: Int, length: Int, at level: Level) -> Int {
         var buffer: (UInt64, UInt64) = (0, 0)
