@@ -32,6 +32,61 @@ final class MetricsTests: XCTestCase {
             """)
     }
 
+    func testInstallsAcrossTheWholeInstantRangeKeepOneRowPerInstallDay() throws {
+        // A device clock at the ends of RFC 3339's years: 3 652 059 days listed,
+        // the first and last with an install; kept as two rows until written.
+        let result = try analyze(lines: [
+            event("e1", "sdk_activate", "9999-12-31T23:59:59Z", device: "d2", profile: "p2"),
+            event("e2", "identify", "0001-01-01T00:00:00Z", device: "d1", profile: "p1", cuid: "u1"),
+        ])
+        XCTAssertEqual(result.installs, [
+            InstallsRow(day: CivilDate(year: 1, month: 1, day: 1).dayNumber, byDeviceID: 1, byCustomerUserID: 1, byProfileID: 1),
+            InstallsRow(day: CivilDate(year: 9999, month: 12, day: 31).dayNumber, byDeviceID: 1, byCustomerUserID: 0, byProfileID: 1),
+        ])
+        // Every row is `YYYY-MM-DD,n,n,n\n`, 17 bytes: row k starts at a known offset.
+        let csv = result.installsCSV()
+        let header = "date,by_device_id,by_customer_user_id,by_profile_id\n".utf8.count
+        let days = 3_652_059
+        XCTAssertEqual(csv.count, header + 17 * days)
+        func row(_ k: Int) -> String { String(decoding: csv[(header + 17 * k)..<(header + 17 * k + 17)], as: UTF8.self) }
+        XCTAssertEqual(row(0), "0001-01-01,1,1,1\n")
+        XCTAssertEqual(row(1), "0001-01-02,0,0,0\n")
+        XCTAssertEqual(row(365), "0002-01-01,0,0,0\n")
+        XCTAssertEqual(row(Int(CivilDate(year: 2026, month: 11, day: 1).dayNumber - CivilDate(year: 1, month: 1, day: 1).dayNumber)), "2026-11-01,0,0,0\n")
+        XCTAssertEqual(row(days - 2), "9999-12-30,0,0,0\n")
+        XCTAssertEqual(row(days - 1), "9999-12-31,1,0,1\n")
+    }
+
+    func testInstallsCountedByArrayAndByHashAgree() throws {
+        // Spans on either side of the array's limit: the same installs, the
+        // same zero-filled rows between them.
+        for extraDays in [InstallsTable.denseSpan - 2, InstallsTable.denseSpan + 2] {
+            let first = CivilDate(year: 2026, month: 11, day: 1).dayNumber
+            let last = CivilDate(dayNumber: first + extraDays)
+            let lastText = "\(last)T12:00:00Z"
+            let result = try analyze(lines: [
+                event("e1", "sdk_activate", "2026-11-01T10:00:00Z", device: "d1", profile: "p1"),
+                event("e2", "sdk_activate", "2026-11-03T10:00:00Z", device: "d2", profile: "p2", cuid: "u2"),
+                event("e3", "identify", "2026-11-03T11:00:00Z", device: "d1", profile: "p1", cuid: "u1"),
+                event("e4", "sdk_activate", lastText, device: "d3", profile: "p3"),
+                event("e5", "sdk_activate", lastText, device: "d4", profile: "p4"),
+            ].shuffled())
+            let context = "span \(extraDays + 1) days"
+            XCTAssertEqual(result.installs, [
+                InstallsRow(day: first, byDeviceID: 1, byCustomerUserID: 0, byProfileID: 1),
+                InstallsRow(day: first + 2, byDeviceID: 1, byCustomerUserID: 2, byProfileID: 1),
+                InstallsRow(day: first + extraDays, byDeviceID: 2, byCustomerUserID: 0, byProfileID: 2),
+            ], context)
+            let lines = result.installsText.split(separator: "\n")
+            XCTAssertEqual(lines.count, 1 + Int(extraDays) + 1, context)
+            XCTAssertEqual(Array(lines[1...4]), [
+                "2026-11-01,1,0,1", "2026-11-02,0,0,0", "2026-11-03,1,2,1", "2026-11-04,0,0,0",
+            ], context)
+            XCTAssertEqual(lines.last.map(String.init), "\(last),2,0,2", context)
+            XCTAssertEqual(lines.filter { !$0.hasSuffix(",0,0,0") }.count, 4, context)
+        }
+    }
+
     func testInstallsAndSwitchesFollowTheReportingTimeZone() throws {
         let result = try analyze(lines: story, timeZone: "-10:00")
         XCTAssertEqual(result.installsText, """

@@ -11,9 +11,15 @@ struct InstallsRow: Equatable, Sendable {
 /// Installs per reporting day under the three installs-definition modes (SPEC §4.1).
 ///
 /// An identity installs on the day of its earliest kept event (by instant; an
-/// `event_id` tie cannot change the day). Days between the first and last
-/// install day are present with zeros.
+/// `event_id` tie cannot change the day). The rows are the days with an
+/// install, in order; the days between them, which `installs.csv` lists with
+/// zeros, are filled in when it is written (`AnalysisResult.installsCSV()`), so
+/// that memory grows with the identities, not with the span of their days.
 enum InstallsTable {
+    /// Spans of up to this many days are counted in an array of one row per
+    /// day (about 180 years, 2 MiB of rows), longer ones by hashing the days.
+    static let denseSpan: Int64 = 1 << 16
+
     static func rows(from partial: PartialAggregate, days: DayResolver) -> [InstallsRow] {
         let count = partial.identities.count
         // The earliest second per identity id, per mode (device, customer user,
@@ -49,10 +55,12 @@ enum InstallsTable {
                 }
             }
         }
-        // The rows run from the first install day to the last (zero-filled),
-        // so they are counted in place, one array slot per day: no hashing per
-        // identity. Days never decrease as seconds grow, so the earliest and
-        // latest seconds give the first and last days.
+        // Counted in place, one array slot per day from the first install day
+        // to the last (no hashing per identity), when that span is short
+        // beside the identities; a far-away instant (a device clock in year
+        // 9999) would make it millions of slots, and then the days are hashed.
+        // Days never decrease as seconds grow, so the earliest and latest
+        // seconds give the first and last days.
         var earliest = Int64.max, latest = Int64.min
         for seconds in firstSecond where seconds != .max {
             earliest = min(earliest, seconds)
@@ -61,17 +69,29 @@ enum InstallsTable {
         guard earliest <= latest else { return [] }
         let firstDay = days.day(of: Instant(seconds: earliest, nanoseconds: 0))
         let lastDay = days.day(of: Instant(seconds: latest, nanoseconds: 0))
-        var rows = (firstDay...lastDay).map { InstallsRow(day: $0) }
-        for mode in 0..<3 {
-            for seconds in firstSecond[(mode * count)..<((mode + 1) * count)] where seconds != .max {
-                let slot = Int(days.day(of: Instant(seconds: seconds, nanoseconds: 0)) - firstDay)
-                switch mode {
-                case 0: rows[slot].byDeviceID += 1
-                case 1: rows[slot].byCustomerUserID += 1
-                default: rows[slot].byProfileID += 1
-                }
+        @inline(__always) func add(_ mode: Int, to row: inout InstallsRow) {
+            switch mode {
+            case 0: row.byDeviceID += 1
+            case 1: row.byCustomerUserID += 1
+            default: row.byProfileID += 1
             }
         }
-        return rows
+        if lastDay - firstDay < max(denseSpan, Int64(firstSecond.count)) {
+            var rows = (firstDay...lastDay).map { InstallsRow(day: $0) }
+            for mode in 0..<3 {
+                for seconds in firstSecond[(mode * count)..<((mode + 1) * count)] where seconds != .max {
+                    add(mode, to: &rows[Int(days.day(of: Instant(seconds: seconds, nanoseconds: 0)) - firstDay)])
+                }
+            }
+            return rows.filter { $0.byDeviceID + $0.byCustomerUserID + $0.byProfileID > 0 }
+        }
+        var byDay: [Int64: InstallsRow] = [:]
+        for mode in 0..<3 {
+            for seconds in firstSecond[(mode * count)..<((mode + 1) * count)] where seconds != .max {
+                let day = days.day(of: Instant(seconds: seconds, nanoseconds: 0))
+                add(mode, to: &byDay[day, default: InstallsRow(day: day)])
+            }
+        }
+        return byDay.values.sorted { $0.day < $1.day }
     }
 }
