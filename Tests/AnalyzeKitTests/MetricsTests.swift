@@ -33,8 +33,8 @@ final class MetricsTests: XCTestCase {
     }
 
     func testInstallsAcrossTheWholeInstantRangeKeepOneRowPerInstallDay() throws {
-        // A device clock at the ends of RFC 3339's years: 3 652 059 days listed,
-        // the first and last with an install; kept as two rows until written.
+        // A device clock at the ends of RFC 3339's years would list 3 652 059
+        // days; until written they are the two days with an install.
         let result = try analyze(lines: [
             event("e1", "sdk_activate", "9999-12-31T23:59:59Z", device: "d2", profile: "p2"),
             event("e2", "identify", "0001-01-01T00:00:00Z", device: "d1", profile: "p1", cuid: "u1"),
@@ -43,18 +43,29 @@ final class MetricsTests: XCTestCase {
             InstallsRow(day: CivilDate(year: 1, month: 1, day: 1).dayNumber, byDeviceID: 1, byCustomerUserID: 1, byProfileID: 1),
             InstallsRow(day: CivilDate(year: 9999, month: 12, day: 31).dayNumber, byDeviceID: 1, byCustomerUserID: 0, byProfileID: 1),
         ])
+    }
+
+    func testInstallsOverFourCenturiesAreZeroFilledDayByDay() throws {
+        // 1601-01-01 to 2000-12-31: one 400-year cycle of the calendar (146 097
+        // days, centuries that are and are not leap years), far past the span
+        // counted in an array.
+        let result = try analyze(lines: [
+            event("e1", "sdk_activate", "2000-12-31T23:59:59Z", device: "d2", profile: "p2"),
+            event("e2", "identify", "1601-01-01T00:00:00Z", device: "d1", profile: "p1", cuid: "u1"),
+        ])
         // Every row is `YYYY-MM-DD,n,n,n\n`, 17 bytes: row k starts at a known offset.
         let csv = result.installsCSV()
         let header = "date,by_device_id,by_customer_user_id,by_profile_id\n".utf8.count
-        let days = 3_652_059
+        let days = 146_097
         XCTAssertEqual(csv.count, header + 17 * days)
         func row(_ k: Int) -> String { String(decoding: csv[(header + 17 * k)..<(header + 17 * k + 17)], as: UTF8.self) }
-        XCTAssertEqual(row(0), "0001-01-01,1,1,1\n")
-        XCTAssertEqual(row(1), "0001-01-02,0,0,0\n")
-        XCTAssertEqual(row(365), "0002-01-01,0,0,0\n")
-        XCTAssertEqual(row(Int(CivilDate(year: 2026, month: 11, day: 1).dayNumber - CivilDate(year: 1, month: 1, day: 1).dayNumber)), "2026-11-01,0,0,0\n")
-        XCTAssertEqual(row(days - 2), "9999-12-30,0,0,0\n")
-        XCTAssertEqual(row(days - 1), "9999-12-31,1,0,1\n")
+        XCTAssertEqual(row(0), "1601-01-01,1,1,1\n")
+        XCTAssertEqual(row(1), "1601-01-02,0,0,0\n")
+        XCTAssertEqual(row(365), "1602-01-01,0,0,0\n")
+        XCTAssertEqual(row(99 * 365 + 24 + 31 + 28), "1700-03-01,0,0,0\n")  // 1700 has no Feb 29
+        XCTAssertEqual(row(399 * 365 + 96 + 31 + 28), "2000-02-29,0,0,0\n")  // 2000 has one
+        XCTAssertEqual(row(days - 2), "2000-12-30,0,0,0\n")
+        XCTAssertEqual(row(days - 1), "2000-12-31,1,0,1\n")
     }
 
     func testInstallsCountedByArrayAndByHashAgree() throws {
