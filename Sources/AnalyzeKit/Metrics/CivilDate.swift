@@ -125,10 +125,30 @@ extension CivilDate: CustomStringConvertible {
     /// `YYYY-MM-DD`, the year zero-padded to at least 4 digits
     /// (`0001-01-01`, `2026-11-28`; a negative year gets a leading `-`).
     var description: String {
-        let yearDigits = String(year.magnitude)
-        let yearText = (year < 0 ? "-" : "")
-            + String(repeating: "0", count: max(0, 4 - yearDigits.count)) + yearDigits
-        return yearText + (month < 10 ? "-0" : "-") + String(month)
-            + (day < 10 ? "-0" : "-") + String(day)
+        var text: [UInt8] = []
+        appendText(to: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Appends `description`'s UTF-8 bytes to `bytes`.
+    ///
+    /// - Performance: No `String` is built: a zero-filled `installs.csv` may
+    ///   have millions of rows.
+    func appendText(to bytes: inout [UInt8]) {
+        if year < 0 { bytes.append(UInt8(ascii: "-")) }
+        let magnitude = UInt64(year.magnitude)
+        var divisor: UInt64 = 1_000
+        while divisor * 10 <= magnitude { divisor *= 10 }
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude / divisor % 10))
+            divisor /= 10
+        }
+        func twoDigits(_ part: UInt8) {
+            bytes.append(UInt8(ascii: "-"))
+            bytes.append(UInt8(ascii: "0") + part / 10)
+            bytes.append(UInt8(ascii: "0") + part % 10)
+        }
+        twoDigits(month)
+        twoDigits(day)
     }
 }

@@ -69,7 +69,15 @@ enum InstallsTable {
         guard earliest <= latest else { return [] }
         let firstDay = days.day(of: Instant(seconds: earliest, nanoseconds: 0))
         let lastDay = days.day(of: Instant(seconds: latest, nanoseconds: 0))
-        @inline(__always) func add(_ mode: Int, to row: inout InstallsRow) {
+        /// Calls `body` with each install's mode and day.
+        func forEachInstall(_ body: (_ mode: Int, _ day: Int64) -> Void) {
+            for mode in 0..<3 {
+                for seconds in firstSecond[(mode * count)..<((mode + 1) * count)] where seconds != .max {
+                    body(mode, days.day(of: Instant(seconds: seconds, nanoseconds: 0)))
+                }
+            }
+        }
+        func add(_ mode: Int, to row: inout InstallsRow) {
             switch mode {
             case 0: row.byDeviceID += 1
             case 1: row.byCustomerUserID += 1
@@ -78,20 +86,11 @@ enum InstallsTable {
         }
         if lastDay - firstDay < max(denseSpan, Int64(firstSecond.count)) {
             var rows = (firstDay...lastDay).map { InstallsRow(day: $0) }
-            for mode in 0..<3 {
-                for seconds in firstSecond[(mode * count)..<((mode + 1) * count)] where seconds != .max {
-                    add(mode, to: &rows[Int(days.day(of: Instant(seconds: seconds, nanoseconds: 0)) - firstDay)])
-                }
-            }
+            forEachInstall { mode, day in add(mode, to: &rows[Int(day - firstDay)]) }
             return rows.filter { $0.byDeviceID + $0.byCustomerUserID + $0.byProfileID > 0 }
         }
         var byDay: [Int64: InstallsRow] = [:]
-        for mode in 0..<3 {
-            for seconds in firstSecond[(mode * count)..<((mode + 1) * count)] where seconds != .max {
-                let day = days.day(of: Instant(seconds: seconds, nanoseconds: 0))
-                add(mode, to: &byDay[day, default: InstallsRow(day: day)])
-            }
-        }
+        forEachInstall { mode, day in add(mode, to: &byDay[day, default: InstallsRow(day: day)]) }
         return byDay.values.sorted { $0.day < $1.day }
     }
 }

@@ -15,18 +15,17 @@ extension AnalysisResult {
     /// without an install as zeros (SPEC §4.1).
     func installsCSV() -> [UInt8] {
         var csv = CSVWriter(header: ["date", "by_device_id", "by_customer_user_id", "by_profile_id"])
-        var nextDay = installs.first?.day ?? 0
-        for row in installs {
-            for day in nextDay..<row.day {
-                csv.field(CivilDate(dayNumber: day))
-                for _ in 0..<3 { csv.field(0) }
-                csv.endRow()
-            }
+        func write(_ row: InstallsRow) {
             csv.field(CivilDate(dayNumber: row.day))
             csv.field(row.byDeviceID)
             csv.field(row.byCustomerUserID)
             csv.field(row.byProfileID)
             csv.endRow()
+        }
+        var nextDay = installs.first?.day ?? 0
+        for row in installs {
+            for day in nextDay..<row.day { write(InstallsRow(day: day)) }
+            write(row)
             nextDay = row.day + 1
         }
         return csv.bytes

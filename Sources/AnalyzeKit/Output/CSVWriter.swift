@@ -26,27 +26,33 @@ struct CSVWriter {
         bytes.append(UInt8(ascii: "\n"))
     }
 
-    /// Appends a date, `YYYY-MM-DD` as `CivilDate.description` spells it, as
-    /// the next field of the row being built; end the row with `endRow()`.
+    /// Appends a date (`CivilDate.description`'s text) as the next field of
+    /// the row being built; end the row with `endRow()`.
     ///
-    /// - Performance: Writes the digits straight into the text, with no
+    /// - Performance: Dates and numbers go straight into the text, with no
     ///   `String` per field: a zero-filled `installs.csv` may have millions of
     ///   rows (SPEC §4.1 zero-fills from the first install day to the last).
     mutating func field(_ date: CivilDate) {
         startField()
-        if date.year < 0 { bytes.append(UInt8(ascii: "-")) }
-        appendDecimal(UInt64(date.year.magnitude), minimumDigits: 4)
-        bytes.append(UInt8(ascii: "-"))
-        appendDecimal(UInt64(date.month), minimumDigits: 2)
-        bytes.append(UInt8(ascii: "-"))
-        appendDecimal(UInt64(date.day), minimumDigits: 2)
+        date.appendText(to: &bytes)
     }
 
     /// Appends an integer in decimal as the next field of the row being built.
     mutating func field(_ number: Int) {
         startField()
         if number < 0 { bytes.append(UInt8(ascii: "-")) }
-        appendDecimal(UInt64(number.magnitude), minimumDigits: 1)
+        // Digits into a small buffer from the right, then copied in order.
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: Int.min has 19 digits
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var position = buffer.count
+            var rest = number.magnitude
+            repeat {
+                position -= 1
+                buffer[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[position...]))
+        }
     }
 
     /// Ends the row built with `field(_:)`.
@@ -58,21 +64,6 @@ struct CSVWriter {
     private mutating func startField() {
         if rowHasFields { bytes.append(UInt8(ascii: ",")) }
         rowHasFields = true
-    }
-
-    private mutating func appendDecimal(_ value: UInt64, minimumDigits: Int) {
-        // Digits into a small buffer from the right, then copied in order.
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: UInt64.max has 20 digits
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var position = buffer.count
-            var rest = value
-            repeat {
-                position -= 1
-                buffer[position] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            } while rest > 0 || buffer.count - position < minimumDigits
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[position...]))
-        }
     }
 
     private mutating func append(field: [UInt8]) {
