@@ -33,4 +33,68 @@ final class CSVWriterTests: XCTestCase {
         XCTAssertTrue(expected.contains("0001-01-01,0\n0000-12-31,7\n2026-11-09,10\n"))
         XCTAssertTrue(expected.contains("12345-06-30,9223372036854775807\n-0044-03-15,-9223372036854775808\n"))
     }
+
+    func testSinkGetsTheSameTextInBlocksThatEndAtRowEnds() {
+        // Rows of varied lengths (1 to 40 bytes), so that blocks overshoot
+        // their size by varied amounts.
+        func rows(_ csv: inout CSVWriter) {
+            for k in 0..<2_000 {
+                if k % 3 == 0 {
+                    csv.field(k)
+                    csv.field(CivilDate(dayNumber: Int64(k)))
+                    csv.endRow()
+                } else {
+                    csv.row([String(repeating: "x", count: k % 37), k % 2 == 0 ? "a,b" : ""])
+                }
+            }
+        }
+        var whole = CSVWriter(header: ["h1", "h2"])
+        rows(&whole)
+        for blockSize in [1, 100, 4_096, 1 << 20] {
+            var blocks: [[UInt8]] = []
+            var streamed = CSVWriter(header: ["h1", "h2"], blockSize: blockSize) { blocks.append($0) }
+            rows(&streamed)
+            if blockSize > whole.bytes.count { XCTAssertTrue(blocks.isEmpty, "sent before a block was full") }
+            streamed.finish()
+            streamed.finish()  // a second finish sends nothing more
+            XCTAssertEqual(Array(blocks.joined()), whole.bytes, "block size \(blockSize)")
+            XCTAssertTrue(streamed.bytes.isEmpty)
+            for (index, block) in blocks.enumerated() {
+                XCTAssertEqual(block.last, UInt8(ascii: "\n"), "block \(index) of size \(blockSize) ends mid-row")
+                // Sent as soon as it was full (the last one too): without its
+                // last row it was not.
+                let withoutLastRow = block.dropLast().lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
+                XCTAssertLessThan(withoutLastRow, blockSize, "block \(index) of size \(blockSize) held back")
+                if index < blocks.count - 1 { XCTAssertGreaterThanOrEqual(block.count, blockSize) }
+            }
+        }
+        // A block per row when every row fills one.
+        var tiny: [[UInt8]] = []
+        var perRow = CSVWriter(header: ["h"], blockSize: 1) { tiny.append($0) }
+        perRow.row(["a"])
+        perRow.finish()
+        XCTAssertEqual(tiny.map { String(decoding: $0, as: UTF8.self) }, ["h\n", "a\n"])
+    }
+
+    func testOutputDirectoryStreamsEachFileToTheTextGatheredWhole() throws {
+        // A zero-filled installs.csv of 146 097 rows (2.5 MB: about 38 blocks)
+        // and four small files, written the way a run writes them.
+        let result = try analyze(lines: [
+            event("e1", "sdk_activate", "2000-12-31T23:59:59Z", device: "d2", profile: "p2"),
+            event("e2", "identify", "1601-01-01T00:00:00Z", device: "d1", profile: "p1", cuid: "u1"),
+            "not json",
+        ])
+        let directory = TemporaryDirectory()
+        let out = directory.path + "/out"
+        try OutputDirectory(path: out).write(result.csvOutputs)
+        let whole = result.csvFiles()
+        XCTAssertEqual(whole.map(\.name), ["installs.csv", "profile_switches.csv", "quiz_answers.csv", "quality.csv", "rejects.csv"])
+        XCTAssertGreaterThan(whole[0].contents.count, 2_000_000)
+        for file in whole {
+            let written = try XCTUnwrap(FileManager.default.contents(atPath: out + "/" + file.name), file.name)
+            XCTAssertEqual(Array(written), file.contents, file.name)
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out).sorted(), whole.map(\.name).sorted(),
+                       "no temporary file left")
+    }
 }

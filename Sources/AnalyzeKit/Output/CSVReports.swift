@@ -2,19 +2,50 @@
 extension AnalysisResult {
     /// The output files, by name, with their complete contents.
     public func csvFiles() -> [(name: String, contents: [UInt8])] {
-        [
-            ("installs.csv", installsCSV()),
-            ("profile_switches.csv", profileSwitchesCSV()),
-            ("quiz_answers.csv", quizAnswersCSV()),
-            ("quality.csv", qualityCSV()),
-            ("rejects.csv", rejectsCSV()),
-        ]
+        csvOutputs.map { ($0.name, Self.text(of: $0)) }
+    }
+
+    /// The five files in the order they are written.
+    var csvOutputs: [CSVFile] {
+        [installsFile, profileSwitchesFile, quizAnswersFile, qualityFile, rejectsFile]
+    }
+
+    var installsFile: CSVFile {
+        CSVFile(name: "installs.csv", header: ["date", "by_device_id", "by_customer_user_id", "by_profile_id"],
+                rows: writeInstallsRows)
+    }
+    var profileSwitchesFile: CSVFile {
+        CSVFile(name: "profile_switches.csv", header: ["date", "trigger", "switches", "devices"],
+                rows: writeProfileSwitchesRows)
+    }
+    var quizAnswersFile: CSVFile {
+        CSVFile(name: "quiz_answers.csv", header: [
+            "onboarding_id", "element_id", "question_type", "option_id", "option_value", "option_label",
+            "respondents", "share", "selections",
+        ], rows: writeQuizAnswersRows)
+    }
+    var qualityFile: CSVFile {
+        CSVFile(name: "quality.csv", header: ["metric", "value"], rows: writeQualityRows)
+    }
+    var rejectsFile: CSVFile {
+        CSVFile(name: "rejects.csv", header: ["file", "line", "reason"], rows: writeRejectsRows)
+    }
+
+    func installsCSV() -> [UInt8] { Self.text(of: installsFile) }
+    func profileSwitchesCSV() -> [UInt8] { Self.text(of: profileSwitchesFile) }
+    func quizAnswersCSV() -> [UInt8] { Self.text(of: quizAnswersFile) }
+    func qualityCSV() -> [UInt8] { Self.text(of: qualityFile) }
+    func rejectsCSV() -> [UInt8] { Self.text(of: rejectsFile) }
+
+    private static func text(of file: CSVFile) -> [UInt8] {
+        var csv = CSVWriter(header: file.header)
+        file.rows(&csv)
+        return csv.bytes
     }
 
     /// One row per day from the first install day to the last, the days
     /// without an install as zeros (SPEC §4.1).
-    func installsCSV() -> [UInt8] {
-        var csv = CSVWriter(header: ["date", "by_device_id", "by_customer_user_id", "by_profile_id"])
+    private func writeInstallsRows(_ csv: inout CSVWriter) {
         func write(_ row: InstallsRow) {
             csv.field(CivilDate(dayNumber: row.day))
             csv.field(row.byDeviceID)
@@ -28,40 +59,28 @@ extension AnalysisResult {
             write(row)
             nextDay = row.day + 1
         }
-        return csv.bytes
     }
 
-    func profileSwitchesCSV() -> [UInt8] {
-        var csv = CSVWriter(header: ["date", "trigger", "switches", "devices"])
+    private func writeProfileSwitchesRows(_ csv: inout CSVWriter) {
         for row in profileSwitches {
             csv.row([CivilDate(dayNumber: row.day).description, row.trigger.name, "\(row.switches)", "\(row.devices)"])
         }
-        return csv.bytes
     }
 
-    func quizAnswersCSV() -> [UInt8] {
-        var csv = CSVWriter(header: [
-            "onboarding_id", "element_id", "question_type", "option_id", "option_value", "option_label",
-            "respondents", "share", "selections",
-        ])
+    private func writeQuizAnswersRows(_ csv: inout CSVWriter) {
         for row in quizAnswers {
             csv.row(bytes: [
                 row.onboardingID, row.elementID, Array(row.questionType.utf8), row.optionID, row.optionValue,
                 row.optionLabel, Array("\(row.respondents)".utf8), Array(row.share.utf8), Array("\(row.selections)".utf8),
             ])
         }
-        return csv.bytes
     }
 
-    func qualityCSV() -> [UInt8] {
-        var csv = CSVWriter(header: ["metric", "value"])
+    private func writeQualityRows(_ csv: inout CSVWriter) {
         for (metric, value) in quality.rows { csv.row([metric, value]) }
-        return csv.bytes
     }
 
-    func rejectsCSV() -> [UInt8] {
-        var csv = CSVWriter(header: ["file", "line", "reason"])
+    private func writeRejectsRows(_ csv: inout CSVWriter) {
         for row in rejects { csv.row([row.file, "\(row.line)", row.reason.name]) }
-        return csv.bytes
     }
 }

@@ -1,12 +1,38 @@
 /// Builds RFC 4180 text: UTF-8, `\n` line ends, a field quoted exactly when
 /// it holds `,` `"` `\r` or `\n` (inner quotes doubled).
+///
+/// Without a sink the writer keeps the whole text in `bytes`. With one it
+/// hands the text on in blocks, each ending at a row's end, once at least
+/// `blockSize` bytes have gathered, and `finish()` hands on the rest: a file's
+/// text is then never held whole (a zero-filled `installs.csv` over a far-away
+/// date has millions of rows).
 struct CSVWriter {
     private(set) var bytes: [UInt8] = []
     /// Whether the row being built field by field (`field(_:)`) has a field yet.
     private var rowHasFields = false
+    private let sink: (([UInt8]) -> Void)?
+    private let blockSize: Int
 
+    /// A writer that keeps the whole text in `bytes`.
     init(header: [String]) {
+        sink = nil
+        blockSize = .max
         row(header)
+    }
+
+    /// A writer that hands its text to `sink` in blocks of at least
+    /// `blockSize` bytes (the last one, from `finish()`, may be shorter).
+    init(header: [String], blockSize: Int = 1 << 16, sink: @escaping ([UInt8]) -> Void) {
+        self.sink = sink
+        self.blockSize = blockSize
+        row(header)
+    }
+
+    /// Hands what is left to the sink (a writer without one keeps it in `bytes`).
+    mutating func finish() {
+        guard let sink, !bytes.isEmpty else { return }
+        sink(bytes)
+        bytes.removeAll(keepingCapacity: true)
     }
 
     mutating func row(_ fields: [String]) {
@@ -14,7 +40,7 @@ struct CSVWriter {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
             append(field: Array(field.utf8))
         }
-        bytes.append(UInt8(ascii: "\n"))
+        endOfRow()
     }
 
     /// A row whose fields are raw UTF-8 bytes (ids are compared and kept as bytes).
@@ -23,7 +49,7 @@ struct CSVWriter {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
             append(field: field)
         }
-        bytes.append(UInt8(ascii: "\n"))
+        endOfRow()
     }
 
     /// Appends a date (`CivilDate.description`'s text) as the next field of
@@ -57,8 +83,16 @@ struct CSVWriter {
 
     /// Ends the row built with `field(_:)`.
     mutating func endRow() {
-        bytes.append(UInt8(ascii: "\n"))
         rowHasFields = false
+        endOfRow()
+    }
+
+    private mutating func endOfRow() {
+        bytes.append(UInt8(ascii: "\n"))
+        if bytes.count >= blockSize, let sink {
+            sink(bytes)
+            bytes.removeAll(keepingCapacity: true)
+        }
     }
 
     private mutating func startField() {

@@ -38,7 +38,9 @@ struct OutputDirectory {
     }
 
     /// Writes `files` atomically into the directory, creating it if needed.
-    func write(_ files: [(name: String, contents: [UInt8])]) throws(AnalyzeError) {
+    /// Each file's text goes to disk in blocks as its rows are written, so
+    /// no file is held whole in memory.
+    func write(_ files: [CSVFile]) throws(AnalyzeError) {
         try createDirectories(path)
         var written: [(temporary: String, final: String, slot: Int?)] = []
         func removeTemporaries() {
@@ -52,7 +54,7 @@ struct OutputDirectory {
                 let final = path + "/" + file.name
                 let temporary = path + "/." + file.name + ".tmp-\(getpid())"
                 written.append((temporary, final, InterruptCleanup.register(temporary)))
-                try Self.writeFile(temporary, file.contents)
+                try Self.writeFile(temporary, file)
             }
         } catch {
             removeTemporaries()
@@ -70,20 +72,35 @@ struct OutputDirectory {
         }
     }
 
-    private static func writeFile(_ path: String, _ contents: [UInt8]) throws(AnalyzeError) {
+    private static func writeFile(_ path: String, _ file: CSVFile) throws(AnalyzeError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .input("cannot write '\(path)': \(String(cString: strerror(errno)))") }
         defer { close(fd) }
+        // The writer's sink cannot throw: the first failure is kept, later
+        // blocks are dropped, and the failure is thrown once the rows are done.
+        var failure: Int32?
+        var csv = CSVWriter(header: file.header) { block in
+            guard failure == nil else { return }
+            failure = writeAll(fd, block)
+        }
+        file.rows(&csv)
+        csv.finish()
+        if let failure { throw .input("cannot write '\(path)': \(String(cString: strerror(failure)))") }
+        guard fsync(fd) == 0 else { throw .input("cannot write '\(path)': \(String(cString: strerror(errno)))") }
+    }
+
+    /// Writes all of `bytes` to `fd`; returns `errno` on failure.
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
         var offset = 0
-        while offset < contents.count {
-            let n = contents.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw .input("cannot write '\(path)': \(String(cString: strerror(errno)))")
+                return errno
             }
             offset += n
         }
-        guard fsync(fd) == 0 else { throw .input("cannot write '\(path)': \(String(cString: strerror(errno)))") }
+        return nil
     }
 
     private func createDirectories(_ directory: String) throws(AnalyzeError) {

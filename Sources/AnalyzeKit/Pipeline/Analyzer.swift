@@ -49,7 +49,7 @@ public struct Analyzer: Sendable {
             throw .rejectRateExceeded(
                 "\(quality.rejected) of \(quality.lines) lines rejected, more than --max-reject-rate \(options.maxRejectRate); no output written")
         }
-        try output.write(result.csvFiles())
+        try output.write(result.csvOutputs)
         return result
     }
 
