@@ -118,4 +118,34 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(run.status, 2)
         XCTAssertTrue(run.stderr.contains(file), run.stderr)
     }
+
+    /// SPEC §4.1 zero-fills installs.csv from the first install day to the last, so
+    /// two installs dated 0001-01-01 and 9999-12-31 make 3 652 059 rows (62 MB); the
+    /// binary streams them to disk (docs/data-model.md gives its time and memory).
+    func testInstallsOverTheWholeDateRangeAreWrittenInFull() throws {
+        let scratch = Scratch()
+        let out = scratch.path + "/out"
+        let input = scratch.write("span.ndjson", Data("""
+            {"event_type":"sdk_activate","event_id":"e1","timestamp":"9999-12-31T23:59:59Z","profile_id":"p2","device_id":"d2"}
+            {"event_type":"sdk_activate","event_id":"e2","timestamp":"0001-01-01T00:00:00Z","profile_id":"p1","device_id":"d1"}
+
+            """.utf8))
+        let run = try AnalyzeBinary.run(["--quiet", "--out", out, input])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let installs = try Data(contentsOf: URL(fileURLWithPath: out + "/installs.csv"))
+        let header = Data("date,by_device_id,by_customer_user_id,by_profile_id\n".utf8)
+        let days = 3_652_059
+        // Every row is `YYYY-MM-DD,n,n,n\n`, 17 bytes, so row k starts at a known offset.
+        XCTAssertEqual(installs.count, header.count + 17 * days)
+        func row(_ k: Int) -> String {
+            String(decoding: installs[(header.count + 17 * k)..<(header.count + 17 * k + 17)], as: UTF8.self)
+        }
+        XCTAssertEqual(installs.prefix(header.count), header)
+        XCTAssertEqual(row(0), "0001-01-01,1,0,1\n")
+        XCTAssertEqual(row(1), "0001-01-02,0,0,0\n")
+        XCTAssertEqual(row(2_025 * 365 + 491), "2026-01-01,0,0,0\n")  // 491 leap days in the years 1–2025
+        XCTAssertEqual(row(days - 2), "9999-12-30,0,0,0\n")
+        XCTAssertEqual(row(days - 1), "9999-12-31,1,0,1\n")
+        XCTAssertEqual(Set(Scratch.snapshot(out).keys), Set(csvNames), "no temporary files are left behind")
+    }
 }
