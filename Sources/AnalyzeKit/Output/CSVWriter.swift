@@ -13,16 +13,10 @@ struct CSVWriter {
     private let sink: (([UInt8]) -> Void)?
     private let blockSize: Int
 
-    /// A writer that keeps the whole text in `bytes`.
-    init(header: [String]) {
-        sink = nil
-        blockSize = .max
-        row(header)
-    }
-
-    /// A writer that hands its text to `sink` in blocks of at least
-    /// `blockSize` bytes (the last one, from `finish()`, may be shorter).
-    init(header: [String], blockSize: Int = 1 << 16, sink: @escaping ([UInt8]) -> Void) {
+    /// A writer that keeps the whole text in `bytes`, or with a `sink` hands
+    /// it on in blocks of at least `blockSize` bytes (the last one, from
+    /// `finish()`, may be shorter).
+    init(header: [String], blockSize: Int = 1 << 16, sink: (([UInt8]) -> Void)? = nil) {
         self.sink = sink
         self.blockSize = blockSize
         row(header)
