@@ -653,6 +653,24 @@ final class FailureMatrixTests: XCTestCase {
         try assertHugeLineIsStreamed(["-"], stdin: .command("/bin/sh \(script)"), feed: nil, file: "-", scratch: scratch, "stdin")
     }
 
+    /// Regression (CI, stop 39): the 200 MB-line test once measured 208 MB for
+    /// analyze, the test process's own peak, read from /proc before the child's
+    /// exec had left the shared address space. A sample counts only under the
+    /// child's own name.
+    func testMemorySamplesCountOnlyUnderTheExecutablesName() throws {
+        let ownName = try String(contentsOfFile: "/proc/self/comm", encoding: .utf8)
+            .trimmingCharacters(in: .newlines)
+        XCTAssertNotEqual(ownName, "analyze")
+        XCTAssertGreaterThan(Child.highWaterMarkKiB(of: getpid(), named: ownName), 0)
+        XCTAssertEqual(Child.highWaterMarkKiB(of: getpid(), named: "analyze"), 0,
+                       "a process not (yet) named analyze is not measured as analyze")
+        // Standard input stays open for half a second, so analyze lives long enough to be sampled.
+        let out = Scratch().path + "/out"
+        let run = try Child(analyze, ["--quiet", "--out", out, "-"], stdin: .command("sleep 0.5")).wait()
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        XCTAssertGreaterThan(run.maxRSSKiB, 0, "analyze itself was sampled")
+    }
+
     /// `--threads` has no upper bound in SPEC §5; a large value must not turn into
     /// per-thread memory that is allocated up front (a few thousand threads' worth of
     /// partials is gigabytes; a million gets the process killed).
@@ -746,6 +764,10 @@ struct ChildResult {
     /// waiting (sampled every 2 ms; not `wait4`'s `ru_maxrss`, which for a child
     /// started by posix_spawn — clone with CLONE_VM — includes the test process's
     /// own peak, recorded when the child's exec left the shared address space).
+    /// Only samples whose `Name:` is already the executable's count: the
+    /// kernel wakes the spawning thread before the child's exec has switched
+    /// to its own address space, so an early sample can read the test
+    /// process's peak instead (a CI failure: 208 MB "peak" for analyze).
     var maxRSSKiB: Int
 
     static let failedToStart = ChildResult(exitCode: nil, signal: nil, stdout: "", stderr: "(not started)", maxRSSKiB: 0)
@@ -771,6 +793,9 @@ final class Child {
     }
 
     let pid: pid_t
+    /// What `/proc/PID/status` names the child once its exec has replaced the
+    /// spawning process's image: the executable's file name, cut to 15 bytes.
+    private let processName: String
     private var stdinWriter: Int32 = -1
     private var feeder: pid_t = 0
     private let stdoutPath: String
@@ -778,6 +803,7 @@ final class Child {
 
     init(_ executable: String, _ arguments: [String], stdin: Input = .null, stdout: Output = .capture,
          stderr: Output = .capture) throws {
+        processName = String(decoding: URL(fileURLWithPath: executable).lastPathComponent.utf8.prefix(15), as: UTF8.self)
         let tag = NSTemporaryDirectory() + "analyze-child-\(getpid())-\(UUID().uuidString)"
         stdoutPath = tag + ".out"
         stderrPath = tag + ".err"
@@ -885,7 +911,7 @@ final class Child {
         var peak = 0
         let deadline = Date().addingTimeInterval(timeout)
         while true {
-            peak = max(peak, Child.highWaterMarkKiB(of: pid))
+            peak = max(peak, Child.highWaterMarkKiB(of: pid, named: processName))
             let done = waitpid(pid, &status, WNOHANG)
             if done == pid { break }
             if done < 0 && errno != EINTR { break }
@@ -927,12 +953,16 @@ final class Child {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// `VmHWM` (peak RSS, KiB) of a running process; 0 once it has exited.
-    private static func highWaterMarkKiB(of pid: pid_t) -> Int {
-        let status = text(of: "/proc/\(pid)/status")
-        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
-        else { return 0 }
-        return Int(line.dropFirst(6).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "") ?? 0
+    /// `VmHWM` (peak RSS, KiB) of a running process once it is `name`; 0 before
+    /// its exec has taken effect and once it has exited.
+    static func highWaterMarkKiB(of pid: pid_t, named name: String) -> Int {
+        let lines = text(of: "/proc/\(pid)/status").split(separator: "\n")
+        func field(_ key: String) -> String? {
+            lines.first(where: { $0.hasPrefix(key + ":") })
+                .map { $0.dropFirst(key.count + 1).trimmingCharacters(in: .whitespaces) }
+        }
+        guard field("Name") == name, let peak = field("VmHWM") else { return 0 }
+        return Int(peak.split(separator: " ").first ?? "") ?? 0
     }
 
     /// Starts, waits, returns.
