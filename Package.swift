@@ -2,12 +2,17 @@
 import Foundation
 import PackageDescription
 
-// ISA-L's inflate is about twice as fast as zlib's. It is used when its header is
-// installed (Debian: libisal-dev) — no flag needed; zlib is the path that always
-// builds. ANALYZE_INFLATER=zlib forces zlib (CI tests both; use a fresh
-// --scratch-path, since SwiftPM caches the evaluated manifest).
-let useISAL = ProcessInfo.processInfo.environment["ANALYZE_INFLATER"] != "zlib"
+// The gzip inflater, chosen when the manifest is evaluated (no flag needed):
+// ISA-L's inflate when its header is installed (Debian: libisal-dev), else the
+// built-in one written in Swift (Input/DeflateDecoder.swift), faster than zlib's on
+// the benchmark exports. ANALYZE_INFLATER=builtin or =zlib forces one of those
+// (CI tests all three; use a fresh --scratch-path, since SwiftPM caches the
+// evaluated manifest). zlib is linked in every build (CRC-32 fallback, the generator).
+let inflaterChoice = ProcessInfo.processInfo.environment["ANALYZE_INFLATER"]
+let useISAL = inflaterChoice != "zlib" && inflaterChoice != "builtin"
     && FileManager.default.fileExists(atPath: "/usr/include/isa-l/igzip_lib.h")
+let inflaterDefines: [SwiftSetting] = useISAL ? [.define("ANALYZE_ISAL")]
+    : inflaterChoice == "zlib" ? [.define("ANALYZE_ZLIB_INFLATE")] : []
 
 // The release `analyze` links the Swift runtime and Foundation statically when the
 // toolchain beside the `swift` on PATH has them (`lib/swift_static`) and its `ld.lld`:
@@ -75,7 +80,7 @@ let package = Package(
         .target(
             name: "AnalyzeKit",
             dependencies: useISAL ? ["CZlib", "CSupport", "CISAL"] : ["CZlib", "CSupport"],
-            swiftSettings: useISAL ? [.define("ANALYZE_ISAL")] : []
+            swiftSettings: inflaterDefines
         ),
         // The thin command-line front end.
         .executableTarget(

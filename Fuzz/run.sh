@@ -11,7 +11,8 @@
 #   swiftc -sanitize=fuzzer,address -parse-as-library -module-name AnalyzeKit \
 #          -swift-version 6 -O -g -I Sources/CZlib -lz ...
 # (-I Sources/CZlib finds the CZlib module map, likewise for every other C module of
-# Sources/; zlib1g-dev must be installed; -D ANALYZE_ISAL -lisal when ISA-L is). The
+# Sources/; zlib1g-dev must be installed; -D ANALYZE_ISAL -lisal when ISA-L is, as
+# Package.swift chooses the inflater). The
 # sources are copied to Fuzz/.build/src first, so edits made while it builds do not
 # break the build; the binary is rebuilt only when a source changed.
 #
@@ -30,7 +31,8 @@
 # Sources/AnalyzeKit, e.g. a copy with a known bug patched out, to look past it),
 # FUZZ_SANITIZERS (default "fuzzer,address"; e.g. "fuzzer" for speed),
 # FUZZ_FLAGS (extra libFuzzer flags), FUZZ_FORCE_BUILD=1 (rebuild anyway),
-# ANALYZE_INFLATER=zlib (fuzz the zlib backend where ISA-L is installed).
+# ANALYZE_INFLATER=builtin or =zlib (fuzz that backend where ISA-L is installed; the
+# gzip harness compares the engine's decoding with zlib's).
 #
 # Example: Fuzz/run.sh 600 parser   (ten minutes on the line parser)
 set -uo pipefail
@@ -51,16 +53,18 @@ mkdir -p "$build"
 # 1. Snapshot the sources and build when they changed. Every C module of Sources/
 #    (a folder with a module.modulemap: CZlib, ...) goes on the include path; ISA-L
 #    is used as Package.swift uses it: when its header is installed, unless
-#    ANALYZE_INFLATER=zlib.
+#    ANALYZE_INFLATER=builtin or =zlib.
 rm -rf "$build/src.new"
 mkdir -p "$build/src.new/modules"
 cp -R "${FUZZ_SOURCES:-Sources/AnalyzeKit}" "$build/src.new/AnalyzeKit"
 for map in Sources/*/module.modulemap; do cp -R "$(dirname "$map")" "$build/src.new/modules/"; done
 cp -R Fuzz/harnesses "$build/src.new/harnesses"
 flags=(-lz)
-if [ "${ANALYZE_INFLATER:-}" != zlib ] && [ -f /usr/include/isa-l/igzip_lib.h ]; then
-    flags+=(-D ANALYZE_ISAL -lisal)
-fi
+case "${ANALYZE_INFLATER:-}" in
+zlib) flags+=(-D ANALYZE_ZLIB_INFLATE) ;;
+builtin) ;;
+*) [ -f /usr/include/isa-l/igzip_lib.h ] && flags+=(-D ANALYZE_ISAL -lisal) ;;
+esac
 stamp="$( (cd "$build/src.new" && find . -type f -print0 | sort -z | xargs -0 sha1sum; echo "$sanitizers ${flags[*]}") | sha1sum | cut -d' ' -f1)"
 if [ "${FUZZ_FORCE_BUILD:-0}" = 1 ] || [ ! -x "$build/analyze-fuzz" ] || [ "$(cat "$build/stamp" 2>/dev/null)" != "$stamp" ]; then
     rm -rf "$build/src"

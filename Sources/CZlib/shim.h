@@ -12,4 +12,9 @@ static inline int czlib_inflate_init_gzip(z_streamp stream) {
 static inline int czlib_deflate_init_gzip(z_streamp stream, int level) {
     return deflateInit2(stream, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
 }
+/// `deflateInit2` with every parameter (tests write streams of every shape):
+/// `window_bits` 9–15 (add 16 for a gzip member, negate for raw deflate).
+static inline int czlib_deflate_init(z_streamp stream, int level, int window_bits, int mem_level, int strategy) {
+    return deflateInit2(stream, level, Z_DEFLATED, window_bits, mem_level, strategy);
+}
 #endif

@@ -1,7 +1,9 @@
 /// One deflate implementation behind ``GzipInflater``: it decodes one gzip
 /// member at a time (header, data, CRC-32 and ISIZE checked) and is reset
-/// between members. zlib is always available; ISA-L is used when the build
-/// found its header (`ANALYZE_ISAL`, see Package.swift).
+/// between members. ISA-L's is used when the build found its header
+/// (`ANALYZE_ISAL`), else the built-in one; zlib's on request
+/// (`ANALYZE_ZLIB_INFLATE`; see Package.swift). All three always compile
+/// except ISA-L's, so tests can compare them.
 protocol InflateBackend: AnyObject {
     /// A name for `--version`, e.g. `zlib 1.2.13`.
     static var name: String { get }
@@ -44,6 +46,8 @@ struct MemberCheck {
 
 #if ANALYZE_ISAL
 typealias DefaultInflateBackend = ISALInflateBackend
-#else
+#elseif ANALYZE_ZLIB_INFLATE
 typealias DefaultInflateBackend = ZlibInflateBackend
+#else
+typealias DefaultInflateBackend = BuiltInInflateBackend
 #endif

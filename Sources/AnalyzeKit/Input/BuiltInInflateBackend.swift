@@ -1,0 +1,160 @@
+/// The project's own inflate (``DeflateDecoder``) with gzip's member framing
+/// (RFC 1952): the header read here, its optional CRC-16 checked, and the
+/// member's CRC-32 and length checked against its trailer.
+///
+/// It is the default where ISA-L is not installed: on the benchmark exports
+/// it decodes faster than zlib's `inflate` (docs/benchmark.md).
+final class BuiltInInflateBackend: InflateBackend {
+    private enum Phase {
+        case header(GzipHeaderReader)
+        case data
+        /// The trailer's bytes so far (little-endian, `count` of them).
+        case trailer(bytes: UInt64, count: Int)
+    }
+
+    private let decoder = DeflateDecoder()
+    private var phase = Phase.header(GzipHeaderReader())
+    private var check = MemberCheck()
+
+    static var name: String { "built-in inflate" }
+
+    func inflate(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer)
+        throws(InflateFailure) -> (consumed: Int, produced: Int, memberEnded: Bool)
+    {
+        switch phase {
+        case .header(var reader):
+            let (taken, complete) = try reader.read(input)
+            phase = complete ? .data : .header(reader)
+            return (taken, 0, false)
+        case .data:
+            let step: (consumed: Int, produced: Int)
+            do {
+                step = try decoder.decode(input, into: output)
+            } catch {
+                throw InflateFailure(reason: error.reason)
+            }
+            check.add(UnsafeRawBufferPointer(rebasing: output[..<step.produced]))
+            guard decoder.isDone else { return (step.consumed, step.produced, false) }
+            let buffered = decoder.takeBufferedBytes()
+            phase = .trailer(bytes: buffered.bytes, count: buffered.count)
+            let (taken, ended) = try readTrailer(UnsafeRawBufferPointer(rebasing: input[step.consumed...]))
+            return (step.consumed + taken, step.produced, ended)
+        case .trailer:
+            let (taken, ended) = try readTrailer(input)
+            return (taken, 0, ended)
+        }
+    }
+
+    /// Takes the rest of the member's trailer from the start of `input`, and
+    /// checks it once whole; returns the bytes taken and whether the member
+    /// ended.
+    private func readTrailer(_ input: UnsafeRawBufferPointer) throws(InflateFailure) -> (taken: Int, ended: Bool) {
+        guard case .trailer(var bytes, var count) = phase else { preconditionFailure("not in a trailer") }
+        var taken = 0
+        while count < 8 && taken < input.count {
+            bytes |= UInt64(input[taken]) << UInt64(8 * count)
+            count += 1
+            taken += 1
+        }
+        phase = .trailer(bytes: bytes, count: count)
+        guard count == 8 else { return (taken, false) }
+        try check.verify(trailer: bytes)
+        return (taken, true)
+    }
+
+    func reset() {
+        decoder.reset()
+        phase = .header(GzipHeaderReader())
+        check = MemberCheck()
+    }
+}
+
+/// Reads a gzip member's header (RFC 1952 §2.3) as it arrives: the fixed 10
+/// bytes, then the optional extra field, name, comment and header CRC-16
+/// (the low 16 bits of the CRC-32 of the header before it), which is checked.
+struct GzipHeaderReader {
+    private enum Part {
+        case fixed, extraLength, extra, name, comment, headerCRC, complete
+    }
+
+    private var part = Part.fixed
+    /// Bytes of the current part so far (or, in `extra`, still to skip).
+    private var count = 0
+    private var value = 0
+    private var flags: UInt8 = 0
+    private var crc: UInt32 = 0
+
+    /// Takes header bytes from the start of `input`; returns how many and
+    /// whether the header is complete.
+    mutating func read(_ input: UnsafeRawBufferPointer) throws(InflateFailure) -> (taken: Int, complete: Bool) {
+        var i = 0
+        while part != .complete {
+            guard i < input.count else { return (i, false) }
+            let byte = input[i]
+            if part != .headerCRC {
+                // Headers are a few bytes: a byte at a time is cheap enough.
+                crc = withUnsafeBytes(of: byte) { CRC32.update(crc, with: $0) }
+            }
+            i += 1
+            switch part {
+            case .fixed:
+                if count == 0 && byte != 0x1f || count == 1 && byte != 0x8b {
+                    throw InflateFailure(reason: "incorrect header check")
+                }
+                if count == 2 && byte != 8 { throw InflateFailure(reason: "unknown compression method") }
+                if count == 3 {
+                    if byte & 0xE0 != 0 { throw InflateFailure(reason: "unknown header flags set") }
+                    flags = byte
+                }
+                count += 1
+                if count == 10 { advance(from: .fixed) }
+            case .extraLength:
+                value |= Int(byte) << (8 * count)
+                count += 1
+                if count == 2 {
+                    let length = value
+                    advance(from: .extraLength)
+                    if length > 0 {
+                        part = .extra
+                        count = length
+                    }
+                }
+            case .extra:
+                count -= 1
+                if count == 0 { advance(from: .extra) }
+            case .name:
+                if byte == 0 { advance(from: .name) }
+            case .comment:
+                if byte == 0 { advance(from: .comment) }
+            case .headerCRC:
+                value |= Int(byte) << (8 * count)
+                count += 1
+                if count == 2 {
+                    guard UInt16(truncatingIfNeeded: crc) == UInt16(value) else {
+                        throw InflateFailure(reason: "header crc mismatch")
+                    }
+                    part = .complete
+                }
+            case .complete:
+                break
+            }
+        }
+        return (i, true)
+    }
+
+    /// Goes on to the next part the flags ask for after `done`.
+    private mutating func advance(from done: Part) {
+        count = 0
+        value = 0
+        let order: [(Part, UInt8)] = [(.extraLength, 0x04), (.name, 0x08), (.comment, 0x10), (.headerCRC, 0x02)]
+        let start: Int
+        switch done {
+        case .fixed: start = 0
+        case .extraLength, .extra: start = 1
+        case .name: start = 2
+        case .comment: start = 3
+        default: start = 4
+        }
+        part = order[start...].first(where: { flags & $0.1 != 0 })?.0 ?? .complete
+    }
+}

@@ -1,0 +1,255 @@
+import CZlib
+import XCTest
+@testable import AnalyzeKit
+import EventGenerator
+
+/// The built-in inflate (``DeflateDecoder`` behind ``BuiltInInflateBackend``)
+/// against zlib, the reference: seeded streams of every shape zlib writes,
+/// fed in pieces of every size, must decode to the original; damaged ones
+/// must be accepted or rejected as zlib does, with the same output.
+final class DeflateDecoderTests: XCTestCase {
+    // MARK: Streams
+
+    /// Text of several kinds, so that every block type and code shape occurs:
+    /// event-like lines, random bytes, long runs, a small alphabet.
+    private func sample(_ random: inout SplitMix64, size: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(size)
+        while bytes.count < size {
+            switch random.next() % 5 {
+            case 0:
+                let line = #"{"event_type":"sdk_activate","event_id":"\#(random.next() % 100_000)","timestamp":"2026-11-28T09:15:\#(random.next() % 60)Z","profile_id":"p\#(random.next() % 5000)"}"#
+                bytes += Array((line + "\n").utf8)
+            case 1:
+                for _ in 0..<Int(random.next() % 3000) { bytes.append(UInt8(truncatingIfNeeded: random.next())) }
+            case 2:
+                bytes += [UInt8](repeating: UInt8(truncatingIfNeeded: random.next()), count: Int(random.next() % 2000))
+            case 3:
+                for _ in 0..<Int(random.next() % 4000) { bytes.append(UInt8(ascii: "a") + UInt8(random.next() % 3)) }
+            default:
+                // A repeat from far back (up to the 32 KiB window and beyond it).
+                if bytes.count > 10 {
+                    let start = Int(random.next() % UInt64(bytes.count))
+                    bytes += bytes[start..<min(bytes.count, start + Int(random.next() % 600))]
+                }
+            }
+        }
+        return Array(bytes.prefix(size))
+    }
+
+    /// One gzip member written by zlib with the given parameters; the stream
+    /// is flushed at random points (every flush mode) and its level and
+    /// strategy changed midway when `vary`.
+    private func zlibMember(_ text: [UInt8], level: Int32, windowBits: Int32, memLevel: Int32, strategy: Int32,
+                            vary: Bool, random: inout SplitMix64) -> [UInt8] {
+        var stream = z_stream()
+        precondition(czlib_deflate_init(&stream, level, 16 + windowBits, memLevel, strategy) == Z_OK)
+        defer { deflateEnd(&stream) }
+        var out: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var offset = 0
+        var text = text
+        text.withUnsafeMutableBufferPointer { input in
+            while true {
+                let piece = offset == input.count ? 0 : 1 + Int(random.next() % UInt64(min(input.count - offset, 20_000)))
+                stream.next_in = input.baseAddress.map { $0 + offset }
+                stream.avail_in = UInt32(piece)
+                offset += piece
+                let flush: Int32
+                if offset == input.count {
+                    flush = Z_FINISH
+                } else {
+                    switch random.next() % 8 {
+                    case 0: flush = Z_SYNC_FLUSH
+                    case 1: flush = Z_FULL_FLUSH
+                    case 2: flush = Z_PARTIAL_FLUSH
+                    case 3: flush = Z_BLOCK
+                    default: flush = Z_NO_FLUSH
+                    }
+                }
+                var status: Int32
+                repeat {
+                    status = buffer.withUnsafeMutableBufferPointer { b in
+                        stream.next_out = b.baseAddress
+                        stream.avail_out = UInt32(b.count)
+                        return deflate(&stream, flush)
+                    }
+                    out += buffer[..<(buffer.count - Int(stream.avail_out))]
+                } while stream.avail_out == 0
+                if flush == Z_FINISH {
+                    precondition(status == Z_STREAM_END)
+                    break
+                }
+                if vary && random.next() % 4 == 0 {
+                    let newLevel = Int32(random.next() % 10)
+                    let newStrategy = Int32(random.next() % 5)
+                    repeat {
+                        status = buffer.withUnsafeMutableBufferPointer { b in
+                            stream.next_out = b.baseAddress
+                            stream.avail_out = UInt32(b.count)
+                            return deflateParams(&stream, newLevel, newStrategy)
+                        }
+                        out += buffer[..<(buffer.count - Int(stream.avail_out))]
+                    } while status == Z_BUF_ERROR || stream.avail_out == 0
+                }
+            }
+        }
+        return out
+    }
+
+    // MARK: Decoding
+
+    enum Outcome: Equatable {
+        case decoded([UInt8])
+        case failed(String)
+    }
+
+    /// Decodes one member with `backend`, input in pieces of up to `inputPiece`
+    /// bytes and output room of up to `outputPiece` (random sizes from `random`).
+    private func decode(_ member: [UInt8], with backend: any InflateBackend, inputPiece: Int, outputPiece: Int,
+                        random: inout SplitMix64) -> Outcome {
+        var output: [UInt8] = []
+        var room = [UInt8](repeating: 0, count: outputPiece)
+        var consumed = 0
+        var idle = 0
+        return member.withUnsafeBytes { all -> Outcome in
+            while true {
+                let inputCount = min(all.count - consumed, 1 + Int(random.next() % UInt64(inputPiece)))
+                let outputCount = 1 + Int(random.next() % UInt64(outputPiece))
+                let input = UnsafeRawBufferPointer(rebasing: all[consumed..<(consumed + inputCount)])
+                let step: (consumed: Int, produced: Int, memberEnded: Bool)
+                do {
+                    step = try room.withUnsafeMutableBytes { out in
+                        try backend.inflate(input, into: UnsafeMutableRawBufferPointer(rebasing: out[..<outputCount]))
+                    }
+                } catch {
+                    return .failed((error as? InflateFailure)?.reason ?? "\(error)")
+                }
+                consumed += step.consumed
+                output += room[..<step.produced]
+                if step.memberEnded { return .decoded(output) }
+                if consumed == all.count && step.produced == 0 {
+                    // As GzipInflater: no input left and nothing more comes out.
+                    idle += 1
+                    if idle > 2 { return .failed("truncated") }
+                } else {
+                    idle = 0
+                }
+            }
+        }
+    }
+
+    func testDecodesWhatZlibWritesAtEveryLevelStrategyAndWindowInPiecesOfAnySize() {
+        var random = SplitMix64(0xDEF1_A7E5)
+        for round in 0..<120 {
+            let size = [0, 1, 100, 5_000, 70_000, 300_000][round % 6]
+            let text = sample(&random, size: size)
+            let level = Int32(random.next() % 10)
+            let windowBits = Int32(9 + random.next() % 7)
+            let memLevel = Int32(1 + random.next() % 9)
+            let strategy = Int32(random.next() % 5)
+            let member = zlibMember(text, level: level, windowBits: windowBits, memLevel: memLevel,
+                                    strategy: strategy, vary: round % 3 == 0, random: &random)
+            let context = "round \(round): \(size) bytes, level \(level), window \(windowBits), memLevel \(memLevel), strategy \(strategy)"
+            // Byte by byte only for the smaller streams (it is slow in a debug build).
+            let pieces = [(member.count + 1, size + 1), (7, 300), (4096, 65_536), (1 << 20, 1 << 20)]
+                + (size <= 5_000 ? [(1, 1)] : [])
+            for (inputPiece, outputPiece) in pieces {
+                let outcome = decode(member, with: BuiltInInflateBackend(), inputPiece: inputPiece, outputPiece: outputPiece,
+                                     random: &random)
+                guard outcome == .decoded(text) else {
+                    XCTFail("\(context), input pieces up to \(inputPiece), output up to \(outputPiece): \(outcomeSummary(outcome)), not the original")
+                    return
+                }
+            }
+        }
+    }
+
+    private func outcomeSummary(_ outcome: Outcome) -> String {
+        switch outcome {
+        case .decoded(let bytes): "decoded \(bytes.count) bytes"
+        case .failed(let reason): "failed: \(reason)"
+        }
+    }
+
+    /// Damage anywhere (bit flips, bytes replaced, cut short) is rejected
+    /// exactly where zlib rejects it, and what both accept decodes the same.
+    func testDamagedStreamsAreAcceptedOrRejectedAsZlibDoes() {
+        var random = SplitMix64(0xBAD_DA7A)
+        var rejected = 0
+        for round in 0..<1_500 {
+            let text = sample(&random, size: [40, 2_000, 40_000][round % 3])
+            var member = zlibMember(text, level: Int32(random.next() % 10), windowBits: 15, memLevel: 8,
+                                    strategy: Int32(random.next() % 5), vary: false, random: &random)
+            switch random.next() % 3 {
+            case 0:
+                let bit = 80 + Int(random.next() % UInt64((member.count - 18) * 8))
+                member[bit / 8] ^= 1 << (bit % 8)
+            case 1:
+                member[10 + Int(random.next() % UInt64(member.count - 18))] = UInt8(truncatingIfNeeded: random.next())
+            default:
+                member = Array(member.prefix(10 + Int(random.next() % UInt64(member.count - 10))))
+            }
+            var zlibRandom = SplitMix64(UInt64(round))
+            var builtInRandom = SplitMix64(UInt64(round))
+            let byZlib = decode(member, with: ZlibInflateBackend(), inputPiece: 1 << 20, outputPiece: 1 << 20,
+                                random: &zlibRandom)
+            let byBuiltIn = decode(member, with: BuiltInInflateBackend(), inputPiece: 1 + round % 50,
+                                   outputPiece: 1 + round % 700, random: &builtInRandom)
+            switch (byZlib, byBuiltIn) {
+            case (.decoded(let a), .decoded(let b)):
+                XCTAssertEqual(a, b, "round \(round): both accept, different output")
+            case (.failed, .failed):
+                rejected += 1
+            default:
+                XCTFail("round \(round): zlib \(outcomeSummary(byZlib)), built-in \(outcomeSummary(byBuiltIn))")
+                return
+            }
+        }
+        XCTAssertGreaterThan(rejected, 1_000, "most damage is caught")
+    }
+
+    // MARK: Hand-made streams
+
+    /// A member around raw deflate `data` (header, data, CRC-32 and ISIZE of `text`).
+    private func member(data: [UInt8], text: [UInt8]) -> [UInt8] {
+        let crc = text.withUnsafeBytes { CRC32.update(0, with: $0, using: .zlib) }
+        let size = UInt32(text.count)
+        return [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3] + data
+            + (0..<4).map { UInt8(truncatingIfNeeded: crc >> (8 * $0)) }
+            + (0..<4).map { UInt8(truncatingIfNeeded: size >> (8 * $0)) }
+    }
+
+    private func reason(_ data: [UInt8], text: [UInt8] = []) -> String? {
+        var random = SplitMix64(1)
+        if case .failed(let reason) = decode(member(data: data, text: text), with: BuiltInInflateBackend(),
+                                             inputPiece: 1 << 20, outputPiece: 1 << 20, random: &random) {
+            return reason
+        }
+        return nil
+    }
+
+    func testEachKindOfInvalidDataIsNamedAsZlibNamesIt() {
+        // BFINAL 1, BTYPE 3.
+        XCTAssertEqual(reason([0x07]), "invalid block type")
+        // A stored block whose NLEN is not LEN's complement.
+        XCTAssertEqual(reason([0x01, 0x05, 0x00, 0xFA, 0xFE, 1, 2, 3, 4, 5]), "invalid stored block lengths")
+        // Fixed codes: length 3 (symbol 257, 7 bits 0000001), distance code 0 (distance 1) at the start.
+        XCTAssertEqual(reason([0x03, 0x02, 0x00, 0x00]), "invalid distance too far back")
+        // Dynamic: HLIT 0, HDIST 0, HCLEN 0 (4 code-length lengths, all 0): no code at all.
+        XCTAssertEqual(reason([0x05, 0x00, 0x00, 0x00, 0x00]), "invalid code lengths set")
+        // Fixed codes, literal/length symbol 286 (8 bits 11000110).
+        XCTAssertEqual(reason([0x1B, 0x03]), "invalid literal/length code")
+    }
+
+    func testStoredAndFixedBlocksAndEmptyMembersDecode() {
+        var random = SplitMix64(2)
+        // A stored block "hello" then an empty final stored block.
+        let stored: [UInt8] = [0x00, 0x05, 0x00, 0xFA, 0xFF] + Array("hello".utf8) + [0x01, 0x00, 0x00, 0xFF, 0xFF]
+        XCTAssertEqual(decode(member(data: stored, text: Array("hello".utf8)), with: BuiltInInflateBackend(),
+                              inputPiece: 1, outputPiece: 1, random: &random), .decoded(Array("hello".utf8)))
+        // An empty final fixed block (only its end-of-block code).
+        XCTAssertEqual(decode(member(data: [0x03, 0x00], text: []), with: BuiltInInflateBackend(),
+                              inputPiece: 3, outputPiece: 5, random: &random), .decoded([]))
+    }
+}
