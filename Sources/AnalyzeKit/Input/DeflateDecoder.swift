@@ -55,7 +55,7 @@ final class DeflateDecoder {
 
     private let literals = HuffmanTable(primaryBits: 10, symbolCount: 288)
     private let distances = HuffmanTable(primaryBits: 8, symbolCount: 32)
-    private let codeLengthCode = HuffmanTable(primaryBits: 7, symbolCount: 19)
+    private let codeLengthCode = HuffmanTable(primaryBits: 7, symbolCount: 19, maxCodeLength: 7)
     /// A dynamic header's code lengths (literals and lengths, then distances).
     private let lengths = UnsafeMutablePointer<UInt8>.allocate(capacity: 320)
     private var literalCount = 0, distanceCount = 0, codeLengthCount = 0
@@ -114,7 +114,7 @@ final class DeflateDecoder {
     private static let literalTemplates: [UInt32] = (0..<288).map { symbol in
         switch symbol {
         case ..<256:
-            HuffmanTable.entry(kind: .literal, length: 0, extra: 0, value: symbol)
+            HuffmanTable.entry(kind: .literal, length: 0, extra: 1, value: symbol)
         case 256:
             HuffmanTable.entry(kind: .endOfBlock, length: 0, extra: 0, value: 0)
         case 257...284:
@@ -139,6 +139,7 @@ final class DeflateDecoder {
         for i in 0..<32 { lengths[288 + i] = 5 }
         // The fixed codes are complete: these cannot fail.
         try! literals.build(lengths: lengths, count: 288, allowsIncompleteSingleCode: false) { Self.literalTemplates[$0] }
+        literals.pairLiterals()
         try! distances.build(lengths: lengths + 288, count: 32, allowsIncompleteSingleCode: false) { Self.distanceTemplates[$0] }
     }
 
@@ -295,6 +296,7 @@ final class DeflateDecoder {
         } catch {
             throw Failure(reason: "invalid literal/lengths set")
         }
+        literals.pairLiterals()
         do {
             try distances.build(lengths: lengths + literalCount, count: distanceCount,
                                 allowsIncompleteSingleCode: true) { Self.distanceTemplates[$0] }
@@ -307,15 +309,18 @@ final class DeflateDecoder {
     /// Decodes a compressed block's symbols. Returns true at the block's end
     /// (the state then `.blockHeader`) and false when the output is full or the
     /// input ends inside a symbol (whose bits stay in the buffer).
-    private func decodeSymbols(_ cursor: inout Cursor, out: inout UnsafeMutablePointer<UInt8>,
+    private func decodeSymbols(_ cursor: inout Cursor, out output: inout UnsafeMutablePointer<UInt8>,
                                outEnd: UnsafeMutablePointer<UInt8>, outputStart: UnsafeMutablePointer<UInt8>)
         throws(Failure) -> Bool
     {
         let literalEntries = literals.entries, distanceEntries = distances.entries
         let earlier = memberOutput
         let fastEnd = cursor.end - 8
+        // Locals, not the inout parameters, so that they stay in registers.
         var bits = cursor.bits, count = cursor.count, next = cursor.next
+        var out = output
         defer {
+            output = out
             // Bits above the count may hold part of the byte at `next` (a
             // refill's read-ahead), which a later load reads again.
             cursor.bits = bits & ((1 &<< UInt64(count)) &- 1)
@@ -337,23 +342,19 @@ final class DeflateDecoder {
             count -= codeLength
             switch HuffmanTable.kindBits(entry) {
             case HuffmanTable.Kind.literal.rawValue:
-                out.pointee = UInt8(truncatingIfNeeded: entry >> 16)
-                out += 1
-                // Two more literals of up to 10 bits fit in the 41 bits left.
-                var more = literalEntries[Int(truncatingIfNeeded: bits & 0x3FF)]
-                guard HuffmanTable.kindBits(more) == HuffmanTable.Kind.literal.rawValue else { continue }
-                var moreLength = HuffmanTable.length(more)
-                bits &>>= UInt64(moreLength)
-                count -= moreLength
-                out.pointee = UInt8(truncatingIfNeeded: more >> 16)
-                out += 1
-                more = literalEntries[Int(truncatingIfNeeded: bits & 0x3FF)]
-                guard HuffmanTable.kindBits(more) == HuffmanTable.Kind.literal.rawValue else { continue }
-                moreLength = HuffmanTable.length(more)
-                bits &>>= UInt64(moreLength)
-                count -= moreLength
-                out.pointee = UInt8(truncatingIfNeeded: more >> 16)
-                out += 1
+                // One or two bytes (a pair); storing two is safe with 274 bytes of room.
+                UnsafeMutableRawPointer(out).storeBytes(of: UInt16(truncatingIfNeeded: entry >> 16), as: UInt16.self)
+                out += HuffmanTable.extra(entry)
+                // Three more primary entries of up to 10 bits fit in the 41 bits left.
+                for _ in 0..<3 {
+                    let more = literalEntries[Int(truncatingIfNeeded: bits & 0x3FF)]
+                    guard HuffmanTable.kindBits(more) == HuffmanTable.Kind.literal.rawValue else { break }
+                    let moreLength = HuffmanTable.length(more)
+                    bits &>>= UInt64(moreLength)
+                    count -= moreLength
+                    UnsafeMutableRawPointer(out).storeBytes(of: UInt16(truncatingIfNeeded: more >> 16), as: UInt16.self)
+                    out += HuffmanTable.extra(more)
+                }
             case HuffmanTable.Kind.lengthOrDistance.rawValue:
                 let extra = HuffmanTable.extra(entry)
                 let length = HuffmanTable.value(entry) + Int(truncatingIfNeeded: bits & ((1 &<< UInt64(extra)) &- 1))
@@ -419,10 +420,14 @@ final class DeflateDecoder {
             }
             switch HuffmanTable.kindBits(entry) {
             case HuffmanTable.Kind.literal.rawValue:
-                bits &>>= UInt64(codeLength)
-                count -= codeLength
+                // A pair with room for one byte: its first literal alone.
+                let whole = HuffmanTable.extra(entry) == 1 || outEnd - out >= 2
+                let used = whole ? codeLength : HuffmanTable.firstLength(entry)
+                bits &>>= UInt64(used)
+                count -= used
                 out.pointee = UInt8(truncatingIfNeeded: entry >> 16)
-                out += 1
+                if whole && HuffmanTable.extra(entry) == 2 { out[1] = UInt8(truncatingIfNeeded: entry >> 24) }
+                out += whole ? HuffmanTable.extra(entry) : 1
             case HuffmanTable.Kind.lengthOrDistance.rawValue:
                 let extra = HuffmanTable.extra(entry)
                 let used = codeLength + extra

@@ -9,7 +9,8 @@
 /// | bits | field |
 /// |---|---|
 /// | 0–4 | the code's whole length in bits (a link: `primaryBits`) |
-/// | 5–8 | extra bits after the code (a length or distance); a link: its subtable's index bits |
+/// | 5–8 | extra bits after the code (a length or distance); a link: its subtable's index bits; a literal: its bytes, 1 or 2 (``pairLiterals()``) |
+/// | 12–15 | a literal pair: the first code's length |
 /// | 9–11 | ``Kind`` |
 /// | 16–31 | the literal byte, base length or base distance; a link: the subtable's offset |
 ///
@@ -32,10 +33,11 @@ struct HuffmanTable {
     let primaryBits: Int
     let capacity: Int
 
-    /// Room for a code over `symbolCount` symbols of at most 15 bits.
-    init(primaryBits: Int, symbolCount: Int) {
+    /// Room for a code over `symbolCount` symbols of at most `maxCodeLength`
+    /// bits: the primary table and a subtable per symbol at most.
+    init(primaryBits: Int, symbolCount: Int, maxCodeLength: Int = 15) {
         self.primaryBits = primaryBits
-        capacity = (1 << primaryBits) + symbolCount << max(0, 15 - primaryBits)
+        capacity = (1 << primaryBits) + symbolCount << max(0, maxCodeLength - primaryBits)
         entries = .allocate(capacity: capacity)
         entries.initialize(repeating: Self.invalidEntry, count: capacity)
     }
@@ -125,6 +127,40 @@ struct HuffmanTable {
             }
         }
     }
+
+    /// Makes each primary entry of a literal that leaves room for a second
+    /// whole literal code hold both: its length then covers both codes, its
+    /// extra field (a literal's count of bytes, otherwise 1) is 2, the value
+    /// holds the first byte and then the second, and bits 12–15 the first
+    /// code's length (for a decoder with room for one byte only).
+    ///
+    /// Performance: decoding a literal is a chain of dependent steps (look
+    /// up, shift by the code's length, look up again); a pair halves the
+    /// chain for the frequent short codes of text (about 5 bits each in a
+    /// Huffman-only export). One pass over the 2^`primaryBits` entries,
+    /// from the top: an entry's second code is read from a lower index,
+    /// not yet rewritten.
+    func pairLiterals() {
+        let literal = Kind.literal.rawValue
+        var index = (1 << primaryBits) - 1
+        while index >= 0 {
+            let first = entries[index]
+            let firstLength = Self.length(first)
+            if Self.kindBits(first) == literal && firstLength < primaryBits {
+                let second = entries[index >> firstLength]
+                let secondLength = Self.length(second)
+                if Self.kindBits(second) == literal && secondLength <= primaryBits - firstLength {
+                    entries[index] = Self.entry(kind: .literal, length: firstLength + secondLength, extra: 2,
+                                                value: Self.value(first) | (Self.value(second) & 0xFF) << 8)
+                        | UInt32(firstLength) << 12
+                }
+            }
+            index -= 1
+        }
+    }
+
+    /// A literal pair's first code length (see ``pairLiterals()``).
+    @inline(__always) static func firstLength(_ entry: UInt32) -> Int { Int((entry >> 12) & 15) }
 
     @inline(__always)
     static func reverse(_ code: Int, bits: Int) -> Int {
