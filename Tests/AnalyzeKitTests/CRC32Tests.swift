@@ -41,17 +41,23 @@ final class CRC32Tests: XCTestCase {
         }
     }
 
-    /// Both backends check the trailer themselves (zlib's from the last eight
-    /// bytes it consumed, ISA-L's from its bit buffer and the input after it),
-    /// so feed them one byte per call (the header and trailer then arrive
+    /// Every backend checks the trailer itself (zlib's from the last eight
+    /// bytes it consumed, ISA-L's and the built-in one's from the bit buffer
+    /// and the input after it), so feed them one byte per call (the header and trailer then arrive
     /// across many calls), a few bytes, and all in one call, intact and with
     /// each trailer byte damaged.
     func testZlibBackendChecksTheTrailerHoweverTheInputArrives() throws {
         try checkTrailerHoweverTheInputArrives { ZlibInflateBackend() }
     }
 
+    /// The built-in backend reads the trailer's first bytes from its bit
+    /// buffer and the rest from the input, as ISA-L's does.
+    func testBuiltInBackendChecksTheTrailerHoweverTheInputArrives() throws {
+        try checkTrailerHoweverTheInputArrives { BuiltInInflateBackend() }
+    }
+
     /// The build's own backend: ISA-L's where the build found it (CI runs
-    /// the suite on both).
+    /// the suite on every inflater).
     func testDefaultBackendChecksTheTrailerHoweverTheInputArrives() throws {
         try checkTrailerHoweverTheInputArrives { DefaultInflateBackend() }
     }
