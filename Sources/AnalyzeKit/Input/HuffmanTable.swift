@@ -144,17 +144,17 @@ struct HuffmanTable {
         let literal = Kind.literal.rawValue
         var index = (1 << primaryBits) - 1
         while index >= 0 {
+            // Without branches (whether an entry pairs is data, and unpredictable):
+            // every entry's length is at least 1, so the second read is in the table.
             let first = entries[index]
             let firstLength = Self.length(first)
-            if Self.kindBits(first) == literal && firstLength < primaryBits {
-                let second = entries[index >> firstLength]
-                let secondLength = Self.length(second)
-                if Self.kindBits(second) == literal && secondLength <= primaryBits - firstLength {
-                    entries[index] = Self.entry(kind: .literal, length: firstLength + secondLength, extra: 2,
-                                                value: Self.value(first) | (Self.value(second) & 0xFF) << 8)
-                        | UInt32(firstLength) << 12
-                }
-            }
+            let second = entries[index >> firstLength]
+            let bothLength = firstLength + Self.length(second)
+            let pairs = Self.kindBits(first) == literal && Self.kindBits(second) == literal && bothLength <= primaryBits
+            let pair = Self.entry(kind: .literal, length: bothLength & 31, extra: 2,
+                                  value: Self.value(first) | (Self.value(second) & 0xFF) << 8)
+                | UInt32(firstLength) << 12
+            entries[index] = pairs ? pair : first
             index -= 1
         }
     }
