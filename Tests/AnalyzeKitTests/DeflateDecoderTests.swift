@@ -236,8 +236,12 @@ final class DeflateDecoderTests: XCTestCase {
         XCTAssertEqual(reason([0x01, 0x05, 0x00, 0xFA, 0xFE, 1, 2, 3, 4, 5]), "invalid stored block lengths")
         // Fixed codes: length 3 (symbol 257, 7 bits 0000001), distance code 0 (distance 1) at the start.
         XCTAssertEqual(reason([0x03, 0x02, 0x00, 0x00]), "invalid distance too far back")
-        // Dynamic: HLIT 0, HDIST 0, HCLEN 0 (4 code-length lengths, all 0): no code at all.
-        XCTAssertEqual(reason([0x05, 0x00, 0x00, 0x00, 0x00]), "invalid code lengths set")
+        // Dynamic: HLIT 0, HDIST 0, HCLEN 0 (4 code-length lengths, all 0): no code at all,
+        // which zlib reads as all lengths 0.
+        XCTAssertEqual(reason([0x05, 0x00, 0x00, 0x00, 0x00] + [UInt8](repeating: 0, count: 40)),
+                       "invalid code -- missing end-of-block")
+        // Dynamic: HCLEN 0 and code-length lengths 4, 4, 4, 0: an incomplete code.
+        XCTAssertEqual(reason([0x05, 0x00, 0x48, 0x02]), "invalid code lengths set")
         // Fixed codes, literal/length symbol 286 (8 bits 11000110).
         XCTAssertEqual(reason([0x1B, 0x03]), "invalid literal/length code")
     }

@@ -15,12 +15,12 @@ import Glibc
 ///
 /// Performance: a 64-bit bit buffer refilled with one unaligned 8-byte load
 /// per symbol (it then holds at least 56 bits: a length, a distance and their
-/// extra bits); up to three literals per refill; literal/length codes of up
-/// to 10 bits and distance codes of up to 8 found in one lookup
-/// (``HuffmanTable``); matches copied 16 bytes and then 8 at a time, runs of
-/// one byte 8 at a time. That fast loop runs
-/// while 8 bytes of input and 274 bytes of output room are left; a careful
-/// loop finishes each call.
+/// extra bits); literal/length codes of up to 10 bits and distance codes of
+/// up to 8 found in one lookup (``HuffmanTable``), two short literal codes in
+/// one entry, and up to four entries of literals (eight bytes) per refill;
+/// matches copied 16 bytes and then 8 at a time, runs of one byte 8 at a
+/// time. That fast loop runs while 8 bytes of input and 274 bytes of output
+/// room are left; a careful loop finishes each call.
 final class DeflateDecoder {
     private enum State {
         /// At a block's first bit.
@@ -202,6 +202,11 @@ final class DeflateDecoder {
                     guard cursor.need(3) else { state = .codeLengthLengths(i); break decoding }
                     lengths[Self.codeLengthOrder[i]] = UInt8(cursor.take(3))
                     i += 1
+                }
+                // No code at all: zlib then reads every length as 0 and fails on the
+                // missing end-of-block code; the same words here.
+                if (0..<19).allSatisfy({ lengths[$0] == 0 }) {
+                    throw Failure(reason: "invalid code -- missing end-of-block")
                 }
                 do {
                     try codeLengthCode.build(lengths: lengths, count: 19, allowsIncompleteSingleCode: false) {
