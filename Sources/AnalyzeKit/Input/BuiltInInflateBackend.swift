@@ -8,8 +8,7 @@ final class BuiltInInflateBackend: InflateBackend {
     private enum Phase {
         case header(GzipHeaderReader)
         case data
-        /// The trailer's bytes so far (little-endian, `count` of them).
-        case trailer(bytes: UInt64, count: Int)
+        case trailer
     }
 
     private let decoder = DeflateDecoder()
@@ -36,30 +35,14 @@ final class BuiltInInflateBackend: InflateBackend {
             check.add(UnsafeRawBufferPointer(rebasing: output[..<step.produced]))
             guard decoder.isDone else { return (step.consumed, step.produced, false) }
             let buffered = decoder.takeBufferedBytes()
-            phase = .trailer(bytes: buffered.bytes, count: buffered.count)
-            let (taken, ended) = try readTrailer(UnsafeRawBufferPointer(rebasing: input[step.consumed...]))
+            check.beginTrailer(buffered: buffered.bytes, count: buffered.count)
+            phase = .trailer
+            let (taken, ended) = try check.readTrailer(UnsafeRawBufferPointer(rebasing: input[step.consumed...]))
             return (step.consumed + taken, step.produced, ended)
         case .trailer:
-            let (taken, ended) = try readTrailer(input)
+            let (taken, ended) = try check.readTrailer(input)
             return (taken, 0, ended)
         }
-    }
-
-    /// Takes the rest of the member's trailer from the start of `input`, and
-    /// checks it once whole; returns the bytes taken and whether the member
-    /// ended.
-    private func readTrailer(_ input: UnsafeRawBufferPointer) throws(InflateFailure) -> (taken: Int, ended: Bool) {
-        guard case .trailer(var bytes, var count) = phase else { preconditionFailure("not in a trailer") }
-        var taken = 0
-        while count < 8 && taken < input.count {
-            bytes |= UInt64(input[taken]) << UInt64(8 * count)
-            count += 1
-            taken += 1
-        }
-        phase = .trailer(bytes: bytes, count: count)
-        guard count == 8 else { return (taken, false) }
-        try check.verify(trailer: bytes)
-        return (taken, true)
     }
 
     func reset() {

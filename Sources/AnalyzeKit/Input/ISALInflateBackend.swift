@@ -20,8 +20,7 @@ final class ISALInflateBackend: InflateBackend {
     private enum Phase {
         case header
         case data
-        /// The trailer's bytes so far (little-endian, `count` of them).
-        case trailer(bytes: UInt64, count: Int)
+        case trailer
     }
 
     private let state: UnsafeMutablePointer<inflate_state>
@@ -76,30 +75,14 @@ final class ISALInflateBackend: InflateBackend {
             let bits = Int(state.pointee.read_in_length)
             let count = min(bits / 8, 8)
             let buffered = count == 0 ? 0 : state.pointee.read_in >> UInt64(bits % 8)
-            phase = .trailer(bytes: count == 8 ? buffered : buffered & (1 << UInt64(8 * count) - 1), count: count)
-            let (taken, ended) = try readTrailer(UnsafeRawBufferPointer(rebasing: input[consumed...]))
+            check.beginTrailer(buffered: buffered, count: count)
+            phase = .trailer
+            let (taken, ended) = try check.readTrailer(UnsafeRawBufferPointer(rebasing: input[consumed...]))
             return (consumed + taken, produced, ended)
         case .trailer:
-            let (taken, ended) = try readTrailer(input)
+            let (taken, ended) = try check.readTrailer(input)
             return (taken, 0, ended)
         }
-    }
-
-    /// Takes the rest of the member's trailer from the start of `input`, and
-    /// checks it once whole; returns the bytes taken and whether the member
-    /// ended.
-    private func readTrailer(_ input: UnsafeRawBufferPointer) throws(InflateFailure) -> (taken: Int, ended: Bool) {
-        guard case .trailer(var bytes, var count) = phase else { preconditionFailure("not in a trailer") }
-        var taken = 0
-        while count < 8 && taken < input.count {
-            bytes |= UInt64(input[taken]) << UInt64(8 * count)
-            count += 1
-            taken += 1
-        }
-        phase = .trailer(bytes: bytes, count: count)
-        guard count == 8 else { return (taken, false) }
-        try check.verify(trailer: bytes)
-        return (taken, true)
     }
 
     func reset() {

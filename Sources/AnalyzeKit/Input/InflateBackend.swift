@@ -42,6 +42,33 @@ struct MemberCheck {
         if UInt32(truncatingIfNeeded: trailer) != crc { throw InflateFailure(reason: "incorrect data check") }
         if UInt32(truncatingIfNeeded: trailer >> 32) != length { throw InflateFailure(reason: "incorrect length check") }
     }
+
+    /// The trailer's bytes gathered so far (little-endian) and their count,
+    /// for a backend whose decoder stops inside it (ISA-L's and the built-in
+    /// one's bit buffers hold its first bytes).
+    private var trailer: UInt64 = 0
+    private var trailerCount = 0
+
+    /// Starts the trailer with the `count` bytes (low byte first) that the
+    /// decoder's bit buffer read ahead.
+    mutating func beginTrailer(buffered bytes: UInt64, count: Int) {
+        trailer = count == 8 ? bytes : bytes & (1 << UInt64(8 * count) - 1)
+        trailerCount = count
+    }
+
+    /// Takes the rest of the trailer from the start of `input` and checks it
+    /// once whole; returns the bytes taken and whether the member ended.
+    mutating func readTrailer(_ input: UnsafeRawBufferPointer) throws(InflateFailure) -> (taken: Int, ended: Bool) {
+        var taken = 0
+        while trailerCount < 8 && taken < input.count {
+            trailer |= UInt64(input[taken]) << UInt64(8 * trailerCount)
+            trailerCount += 1
+            taken += 1
+        }
+        guard trailerCount == 8 else { return (taken, false) }
+        try verify(trailer: trailer)
+        return (taken, true)
+    }
 }
 
 #if ANALYZE_ISAL
