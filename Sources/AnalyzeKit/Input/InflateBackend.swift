@@ -2,8 +2,9 @@
 /// member at a time (header, data, CRC-32 and ISIZE checked) and is reset
 /// between members. ISA-L's is used when the build found its header
 /// (`ANALYZE_ISAL`), else the built-in one; zlib's on request
-/// (`ANALYZE_ZLIB_INFLATE`; see Package.swift). All three always compile
-/// except ISA-L's, so tests can compare them.
+/// (`ANALYZE_ZLIB_INFLATE`; see Package.swift). zlib's and the built-in one
+/// are compiled into every build (ISA-L's only with its header), so tests can
+/// compare them.
 protocol InflateBackend: AnyObject {
     /// A name for `--version`, e.g. `zlib 1.2.13`.
     static var name: String { get }
@@ -24,8 +25,8 @@ struct InflateFailure: Error {
 }
 
 /// A member's running CRC-32 and length (mod 2³²), checked against its
-/// 8-byte trailer (CRC-32 then ISIZE, little-endian): both backends check
-/// the trailer themselves, with ``CRC32`` (faster than either library's own).
+/// 8-byte trailer (CRC-32 then ISIZE, little-endian): every backend checks
+/// the trailer itself, with ``CRC32`` (faster than either library's own).
 struct MemberCheck {
     private var crc: UInt32 = 0
     private var length: UInt32 = 0
