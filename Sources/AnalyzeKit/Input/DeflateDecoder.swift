@@ -349,7 +349,7 @@ final class DeflateDecoder {
             switch HuffmanTable.kindBits(entry) {
             case HuffmanTable.Kind.literal.rawValue:
                 // One or two bytes (a pair); storing two is safe with 274 bytes of room.
-                UnsafeMutableRawPointer(out).storeBytes(of: UInt16(truncatingIfNeeded: entry >> 16), as: UInt16.self)
+                UnsafeMutableRawPointer(out).storeBytes(of: UInt16(truncatingIfNeeded: entry >> 16).littleEndian, as: UInt16.self)
                 out += HuffmanTable.extra(entry)
                 // Three more primary entries of up to 10 bits fit in the 41 bits left.
                 for _ in 0..<3 {
@@ -358,7 +358,7 @@ final class DeflateDecoder {
                     let moreLength = HuffmanTable.length(more)
                     bits &>>= UInt64(moreLength)
                     count -= moreLength
-                    UnsafeMutableRawPointer(out).storeBytes(of: UInt16(truncatingIfNeeded: more >> 16), as: UInt16.self)
+                    UnsafeMutableRawPointer(out).storeBytes(of: UInt16(truncatingIfNeeded: more >> 16).littleEndian, as: UInt16.self)
                     out += HuffmanTable.extra(more)
                 }
             case HuffmanTable.Kind.lengthOrDistance.rawValue:
