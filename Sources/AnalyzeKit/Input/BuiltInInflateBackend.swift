@@ -129,7 +129,6 @@ struct GzipHeaderReader {
     private mutating func advance(from done: Part) {
         count = 0
         value = 0
-        let order: [(Part, UInt8)] = [(.extraLength, 0x04), (.name, 0x08), (.comment, 0x10), (.headerCRC, 0x02)]
         let start: Int
         switch done {
         case .fixed: start = 0
@@ -138,6 +137,11 @@ struct GzipHeaderReader {
         case .comment: start = 3
         default: start = 4
         }
-        part = order[start...].first(where: { flags & $0.1 != 0 })?.0 ?? .complete
+        part = Self.optionalParts[start...].first(where: { flags & $0.flag != 0 })?.part ?? .complete
     }
+
+    /// The optional parts in RFC 1952's order, each with the flag that says it is there.
+    private static let optionalParts: [(part: Part, flag: UInt8)] = [
+        (.extraLength, 0x04), (.name, 0x08), (.comment, 0x10), (.headerCRC, 0x02),
+    ]
 }

@@ -54,8 +54,10 @@ final class DeflateDecoder {
     private var windowCount = 0
     static let windowSize = 1 << 15
 
-    private let literals = HuffmanTable(primaryBits: 10, symbolCount: 288)
-    private let distances = HuffmanTable(primaryBits: 8, symbolCount: 32)
+    /// The tables' primary index bits (the fast loop's bit budget assumes these).
+    private static let literalBits = 10, distanceBits = 8
+    private let literals = HuffmanTable(primaryBits: literalBits, symbolCount: 288)
+    private let distances = HuffmanTable(primaryBits: distanceBits, symbolCount: 32)
     private let codeLengthCode = HuffmanTable(primaryBits: 7, symbolCount: 19, maxCodeLength: 7)
     /// A dynamic header's code lengths (literals and lengths, then distances).
     private let lengths = UnsafeMutablePointer<UInt8>.allocate(capacity: 320)
@@ -338,11 +340,7 @@ final class DeflateDecoder {
             bits |= UInt64(littleEndian: UnsafeRawPointer(next).loadUnaligned(as: UInt64.self)) &<< UInt64(count)
             next += (63 - count) >> 3
             count |= 56
-            var entry = literalEntries[Int(truncatingIfNeeded: bits & 0x3FF)]
-            if HuffmanTable.kindBits(entry) == HuffmanTable.Kind.link.rawValue {
-                entry = literalEntries[HuffmanTable.value(entry)
-                    + Int(truncatingIfNeeded: (bits &>> 10) & ((1 &<< UInt64(HuffmanTable.extra(entry))) &- 1))]
-            }
+            let entry = HuffmanTable.lookup(literalEntries, bits, primaryBits: Self.literalBits)
             let codeLength = HuffmanTable.length(entry)
             bits &>>= UInt64(codeLength)
             count -= codeLength
@@ -353,7 +351,7 @@ final class DeflateDecoder {
                 out += HuffmanTable.extra(entry)
                 // Three more primary entries of up to 10 bits fit in the 41 bits left.
                 for _ in 0..<3 {
-                    let more = literalEntries[Int(truncatingIfNeeded: bits & 0x3FF)]
+                    let more = literalEntries[Int(truncatingIfNeeded: bits & (1 << Self.literalBits - 1))]
                     guard HuffmanTable.kindBits(more) == HuffmanTable.Kind.literal.rawValue else { break }
                     let moreLength = HuffmanTable.length(more)
                     bits &>>= UInt64(moreLength)
@@ -366,11 +364,7 @@ final class DeflateDecoder {
                 let length = HuffmanTable.value(entry) + Int(truncatingIfNeeded: bits & ((1 &<< UInt64(extra)) &- 1))
                 bits &>>= UInt64(extra)
                 count -= extra
-                var distanceEntry = distanceEntries[Int(truncatingIfNeeded: bits & 0xFF)]
-                if HuffmanTable.kindBits(distanceEntry) == HuffmanTable.Kind.link.rawValue {
-                    distanceEntry = distanceEntries[HuffmanTable.value(distanceEntry)
-                        + Int(truncatingIfNeeded: (bits &>> 8) & ((1 &<< UInt64(HuffmanTable.extra(distanceEntry))) &- 1))]
-                }
+                let distanceEntry = HuffmanTable.lookup(distanceEntries, bits, primaryBits: Self.distanceBits)
                 guard HuffmanTable.kindBits(distanceEntry) == HuffmanTable.Kind.lengthOrDistance.rawValue else {
                     throw Failure(reason: "invalid distance code")
                 }
@@ -431,11 +425,7 @@ final class DeflateDecoder {
                 next += 1
                 count += 8
             }
-            var entry = literalEntries[Int(truncatingIfNeeded: bits & 0x3FF)]
-            if HuffmanTable.kindBits(entry) == HuffmanTable.Kind.link.rawValue {
-                entry = literalEntries[HuffmanTable.value(entry)
-                    + Int(truncatingIfNeeded: (bits &>> 10) & ((1 &<< UInt64(HuffmanTable.extra(entry))) &- 1))]
-            }
+            let entry = HuffmanTable.lookup(literalEntries, bits, primaryBits: Self.literalBits)
             let codeLength = HuffmanTable.length(entry)
             // An entry read partly from missing bits decides nothing (15 bits decide any code).
             if codeLength > count || (HuffmanTable.kindBits(entry) == HuffmanTable.Kind.invalid.rawValue && count < 15) {
@@ -455,12 +445,8 @@ final class DeflateDecoder {
                 let extra = HuffmanTable.extra(entry)
                 let used = codeLength + extra
                 guard used <= count else { return false }
-                let distanceBits = bits &>> UInt64(used)
-                var distanceEntry = distanceEntries[Int(truncatingIfNeeded: distanceBits & 0xFF)]
-                if HuffmanTable.kindBits(distanceEntry) == HuffmanTable.Kind.link.rawValue {
-                    distanceEntry = distanceEntries[HuffmanTable.value(distanceEntry)
-                        + Int(truncatingIfNeeded: (distanceBits &>> 8) & ((1 &<< UInt64(HuffmanTable.extra(distanceEntry))) &- 1))]
-                }
+                let afterLength = bits &>> UInt64(used)
+                let distanceEntry = HuffmanTable.lookup(distanceEntries, afterLength, primaryBits: Self.distanceBits)
                 let distanceCodeLength = HuffmanTable.length(distanceEntry)
                 guard HuffmanTable.kindBits(distanceEntry) == HuffmanTable.Kind.lengthOrDistance.rawValue else {
                     if count - used < 15 { return false }
@@ -471,7 +457,7 @@ final class DeflateDecoder {
                 let length = HuffmanTable.value(entry)
                     + Int(truncatingIfNeeded: (bits &>> UInt64(codeLength)) & ((1 &<< UInt64(extra)) &- 1))
                 let distance = HuffmanTable.value(distanceEntry)
-                    + Int(truncatingIfNeeded: (distanceBits &>> UInt64(distanceCodeLength)) & ((1 &<< UInt64(distanceExtra)) &- 1))
+                    + Int(truncatingIfNeeded: (afterLength &>> UInt64(distanceCodeLength)) & ((1 &<< UInt64(distanceExtra)) &- 1))
                 let all = used + distanceCodeLength + distanceExtra
                 bits &>>= UInt64(all)
                 count -= all

@@ -32,6 +32,8 @@ struct HuffmanTable {
     let entries: UnsafeMutablePointer<UInt32>
     let primaryBits: Int
     let capacity: Int
+    /// ``build``'s counts of codes per length and next code per length (16 each).
+    private let scratch: UnsafeMutablePointer<Int>
 
     /// Room for a code over `symbolCount` symbols of at most `maxCodeLength`
     /// bits: the primary table and a subtable per symbol at most.
@@ -40,9 +42,14 @@ struct HuffmanTable {
         capacity = (1 << primaryBits) + symbolCount << max(0, maxCodeLength - primaryBits)
         entries = .allocate(capacity: capacity)
         entries.initialize(repeating: Self.invalidEntry, count: capacity)
+        scratch = .allocate(capacity: 32)
+        scratch.initialize(repeating: 0, count: 32)
     }
 
-    func deallocate() { entries.deallocate() }
+    func deallocate() {
+        entries.deallocate()
+        scratch.deallocate()
+    }
 
     static let invalidEntry = entry(kind: .invalid, length: 1, extra: 0, value: 0)
 
@@ -64,68 +71,72 @@ struct HuffmanTable {
     /// (or no code at all), whose unused patterns then decode as invalid.
     func build(lengths: UnsafePointer<UInt8>, count: Int, allowsIncompleteSingleCode: Bool,
                template: (Int) -> UInt32) throws(BuildError) {
-        var counts = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        try withUnsafeMutableBytes(of: &counts) { raw throws(BuildError) in
-            let perLength = raw.baseAddress!.assumingMemoryBound(to: Int.self)
-            for symbol in 0..<count { perLength[Int(lengths[symbol])] += 1 }
-            perLength[0] = 0
-            var left = 1
-            var maxLength = 0
-            for length in 1...15 {
-                left <<= 1
-                left -= perLength[length]
-                if left < 0 { throw .overSubscribed }
-                if perLength[length] > 0 { maxLength = length }
-            }
-            if left > 0 && !(allowsIncompleteSingleCode && maxLength <= 1) { throw .incomplete }
+        let perLength = scratch, nextCode = scratch + 16
+        perLength.update(repeating: 0, count: 16)
+        for symbol in 0..<count { perLength[Int(lengths[symbol])] += 1 }
+        perLength[0] = 0
+        var left = 1
+        var maxLength = 0
+        for length in 1...15 {
+            left <<= 1
+            left -= perLength[length]
+            if left < 0 { throw .overSubscribed }
+            if perLength[length] > 0 { maxLength = length }
+        }
+        if left > 0 && !(allowsIncompleteSingleCode && maxLength <= 1) { throw .incomplete }
 
-            let primarySize = 1 << primaryBits
-            entries.update(repeating: Self.invalidEntry, count: primarySize)
-            // The first canonical code of each length.
-            var next = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-            withUnsafeMutableBytes(of: &next) { nextRaw in
-                let nextCode = nextRaw.baseAddress!.assumingMemoryBound(to: Int.self)
-                var code = 0
-                for length in 1...15 {
-                    code = (code + perLength[length - 1]) << 1
-                    nextCode[length] = code
+        let primarySize = 1 << primaryBits
+        entries.update(repeating: Self.invalidEntry, count: primarySize)
+        // The first canonical code of each length.
+        var code = 0
+        for length in 1...15 {
+            code = (code + perLength[length - 1]) << 1
+            nextCode[length] = code
+        }
+        let subBits = max(0, maxLength - primaryBits)
+        var nextSubtable = primarySize
+        // RFC 1951's assignment: in symbol order, each length's codes count up.
+        for symbol in 0..<count {
+            let length = Int(lengths[symbol])
+            guard length != 0 else { continue }
+            let code = nextCode[length]
+            nextCode[length] = code + 1
+            let reversed = Self.reverse(code, bits: length)
+            let entry = template(symbol) | UInt32(length)
+            if length <= primaryBits {
+                var index = reversed
+                while index < primarySize {
+                    entries[index] = entry
+                    index += 1 << length
                 }
-                let subBits = max(0, maxLength - primaryBits)
-                var nextSubtable = primarySize
-                // RFC 1951's assignment: in symbol order, each length's codes count up.
-                for symbol in 0..<count {
-                    let length = Int(lengths[symbol])
-                    if length != 0 {
-                        let code = nextCode[length]
-                        nextCode[length] = code + 1
-                        let reversed = Self.reverse(code, bits: length)
-                        let entry = template(symbol) | UInt32(length)
-                        if length <= primaryBits {
-                            var index = reversed
-                            while index < primarySize {
-                                entries[index] = entry
-                                index += 1 << length
-                            }
-                            continue
-                        }
-                        let prefix = reversed & (primarySize - 1)
-                        var link = entries[prefix]
-                        if Self.kindBits(link) != Kind.link.rawValue {
-                            link = Self.entry(kind: .link, length: primaryBits, extra: subBits, value: nextSubtable)
-                            entries[prefix] = link
-                            (entries + nextSubtable).update(repeating: Self.invalidEntry, count: 1 << subBits)
-                            nextSubtable += 1 << subBits
-                        }
-                        let subtable = entries + Self.value(link)
-                        var index = reversed >> primaryBits
-                        while index < 1 << subBits {
-                            subtable[index] = entry
-                            index += 1 << (length - primaryBits)
-                        }
-                    }
-                }
+                continue
+            }
+            let prefix = reversed & (primarySize - 1)
+            var link = entries[prefix]
+            if Self.kindBits(link) != Kind.link.rawValue {
+                link = Self.entry(kind: .link, length: primaryBits, extra: subBits, value: nextSubtable)
+                entries[prefix] = link
+                (entries + nextSubtable).update(repeating: Self.invalidEntry, count: 1 << subBits)
+                nextSubtable += 1 << subBits
+            }
+            let subtable = entries + Self.value(link)
+            var index = reversed >> primaryBits
+            while index < 1 << subBits {
+                subtable[index] = entry
+                index += 1 << (length - primaryBits)
             }
         }
+    }
+
+    /// The entry for the code at the low end of `bits`: a primary entry, or
+    /// through its link the subtable's (indexed by the bits after the
+    /// primary ones).
+    @inline(__always)
+    static func lookup(_ entries: UnsafeMutablePointer<UInt32>, _ bits: UInt64, primaryBits: Int) -> UInt32 {
+        let entry = entries[Int(truncatingIfNeeded: bits & ((1 &<< UInt64(primaryBits)) &- 1))]
+        guard kindBits(entry) == Kind.link.rawValue else { return entry }
+        return entries[value(entry)
+            + Int(truncatingIfNeeded: (bits &>> UInt64(primaryBits)) & ((1 &<< UInt64(extra(entry))) &- 1))]
     }
 
     /// Makes each primary entry of a literal that leaves room for a second
