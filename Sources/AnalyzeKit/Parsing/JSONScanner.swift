@@ -111,22 +111,15 @@ struct JSONScanner {
     /// spells, when fewer remain): a literal is matched by one compare
     /// instead of a loop over its bytes.
     @inline(__always)
-    private func fourBytes(at i: Int) -> UInt32 {
+    func fourBytes(at i: Int) -> UInt32 {
         end - i >= 4 ? UInt32(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt32.self)) : 0
     }
 
     /// `true`, `fals` (then `e`) and `null`, as ``fourBytes(at:)`` reads
     /// them: the first byte lowest.
-    private static let trueBytes: UInt32 = 0x6575_7274  // e u r t
-    private static let falsBytes: UInt32 = 0x736C_6166  // s l a f
-    private static let nullBytes: UInt32 = 0x6C6C_756E  // l l u n
-
-    /// Validates an object or array starting at `i` (iteratively); returns the
-    /// index after its closing bracket.
-    private mutating func skipContainer(at start: Int) -> Int? {
-        var ignoring = IgnoringStructureVisitor()
-        return scanContainer(at: start, visitor: &ignoring)
-    }
+    static let trueBytes: UInt32 = 0x6575_7274  // e u r t
+    static let falsBytes: UInt32 = 0x736C_6166  // s l a f
+    static let nullBytes: UInt32 = 0x6C6C_756E  // l l u n
 
     /// Validates the object or array starting at `start` (iteratively),
     /// reporting its structure to `visitor` in document order; returns the index
@@ -201,8 +194,15 @@ struct JSONScanner {
     /// the closing quote and whether it held escapes.
     @inline(__always)
     func scanString(at start: Int) -> (Int, Bool)? {
-        var i = start + 1
-        var escapes = false
+        scanStringContent(from: start + 1, escapes: false)
+    }
+
+    /// ``scanString(at:)`` from `from`, a byte inside the string's content
+    /// whose bytes before it are valid (`escapes`: they held an escape).
+    @inline(__always)
+    func scanStringContent(from: Int, escapes: Bool) -> (Int, Bool)? {
+        var i = from
+        var escapes = escapes
         while i < end {
             // Fast path: skip plain ASCII bytes (no quote, backslash, control
             // character or non-ASCII byte among them) 16 at a time with SSE2,
@@ -331,7 +331,7 @@ struct JSONScanner {
 
     /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`. Returns the end and
     /// whether a fraction or exponent was present.
-    private func scanNumber(at start: Int) -> (Int, Bool)? {
+    func scanNumber(at start: Int) -> (Int, Bool)? {
         var i = start
         if base[i] == UInt8(ascii: "-") { i += 1 }
         guard i < end else { return nil }
