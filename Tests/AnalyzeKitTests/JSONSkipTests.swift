@@ -63,6 +63,23 @@ final class JSONSkipTests: XCTestCase {
         }
     }
 
+    /// The one-space shortcut passes exactly the whitespace the loop does,
+    /// from every position of seeded runs of spaces, tabs, CRs, line feeds
+    /// and tokens (a line feed ends a line: never passed).
+    func testOneSpaceShortcutPassesWhatTheLoopPasses() {
+        var rng = SplitMix64(7)
+        let pieces: [UInt8] = [0x20, 0x20, 0x20, 0x09, 0x0D, 0x0A, 0x3A, 0x2C, 0x22, 0x7B, 0x31, 0x00, 0x21, 0xFF]
+        for _ in 0..<2_000 {
+            let bytes = (0..<Int(rng.next() % 12)).map { _ in pieces[Int(rng.next() % UInt64(pieces.count))] }
+            bytes.withUnsafeBytes { raw in
+                let scanner = JSONScanner(raw)
+                for i in 0...bytes.count {
+                    XCTAssertEqual(scanner.skipWhitespaceOrOneSpace(i), scanner.skipWhitespace(i), "\(bytes) at \(i)")
+                }
+            }
+        }
+    }
+
     /// The fast loop keeps 64 levels in a register; deeper nesting goes the
     /// general way from the start, with the same result.
     func testNestingAroundTheRegistersDepth() {

@@ -341,7 +341,7 @@ struct EventParser {
                 }
                 i = scanner.skipWhitespace(afterKey)
                 guard i < scanner.end, scanner.byte(i) == UInt8(ascii: ":") else { return nil }
-                i = scanner.skipWhitespace(i + 1)
+                i = scanner.skipWhitespaceOrOneSpace(i + 1)
                 let value: JSONValue
                 if slot == EnvelopeKey.action.rawValue && envelope.action == nil && i < scanner.end && scanner.byte(i) == UInt8(ascii: "{") {
                     let probe = cachesActions ? actionCache.lookup(in: scanner, at: i) : nil
@@ -372,7 +372,7 @@ struct EventParser {
                 i = scanner.skipWhitespace(value.end)
                 guard i < scanner.end else { return nil }
                 if scanner.byte(i) == UInt8(ascii: ",") {
-                    i = scanner.skipWhitespace(i + 1)
+                    i = scanner.skipWhitespaceOrOneSpace(i + 1)
                     continue
                 }
                 guard scanner.byte(i) == UInt8(ascii: "}") else { return nil }

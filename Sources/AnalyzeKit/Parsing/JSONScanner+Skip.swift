@@ -15,7 +15,7 @@ import CSupport
 /// up to its closing quote — decided by one 16-byte mask per 16 bytes, the
 /// rest (escapes, non-ASCII, a line's last bytes) handed to
 /// ``scanStringContent(from:escapes:)`` where the plain part ends. A `, ` or
-/// `: ` is passed without a loop. About 70 instructions a member of a flat
+/// `: ` is passed without a loop (``skipWhitespaceOrOneSpace(_:)``). About 70 instructions a member of a flat
 /// object of short strings, against about 200 for the general container
 /// scan (its visitor calls, a call per key and its container stack in
 /// memory): the `properties` object of the plain exporter's lines
@@ -36,9 +36,9 @@ extension JSONScanner {
         while true {
             if atKey {
                 guard i < end, base[i] == UInt8(ascii: "\""), let afterKey = skipString(at: i) else { return nil }
-                let colon = skipWhitespaceAfterSeparator(afterKey)
+                let colon = skipWhitespaceOrOneSpace(afterKey)
                 guard colon < end, base[colon] == UInt8(ascii: ":") else { return nil }
-                i = skipWhitespaceAfterSeparator(colon &+ 1)
+                i = skipWhitespaceOrOneSpace(colon &+ 1)
             }
             // A value starts at `i`.
             guard i < end else { return nil }
@@ -48,7 +48,7 @@ extension JSONScanner {
                 i = next
             } else if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
                 guard depth < 64 else { return skipDeepContainer(at: start) }
-                i = skipWhitespaceAfterSeparator(i &+ 1)
+                i = skipWhitespaceOrOneSpace(i &+ 1)
                 guard i < end else { return nil }
                 // `}` and `]` are their openers plus 2.
                 if base[i] == c &+ 2 {
@@ -67,12 +67,12 @@ extension JSONScanner {
             // After a complete value: close containers, or on to the next element.
             while true {
                 if depth == 0 { return i }
-                i = skipWhitespaceAfterSeparator(i)
+                i = skipWhitespaceOrOneSpace(i)
                 guard i < end else { return nil }
                 let c = base[i]
                 atKey = objects & (1 &<< UInt64(depth &- 1)) != 0
                 if c == UInt8(ascii: ",") {
-                    i = skipWhitespaceAfterSeparator(i &+ 1)
+                    i = skipWhitespaceOrOneSpace(i &+ 1)
                     break
                 }
                 guard c == (atKey ? UInt8(ascii: "}") : UInt8(ascii: "]")) else { return nil }
