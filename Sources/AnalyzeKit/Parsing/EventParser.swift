@@ -364,6 +364,10 @@ struct EventParser {
                     // general value dispatch.
                     guard let (next, escapes) = scanner.scanString(at: i) else { return nil }
                     value = JSONValue(start: i, end: next, kind: .string, flag: escapes)
+                } else if scanner.fourBytes(at: i) == JSONScanner.nullBytes {
+                    // An anonymous `customer_user_id`, on most lines of many
+                    // exports: no call to the general value dispatch.
+                    value = JSONValue(start: i, end: i &+ 4, kind: .null, flag: false)
                 } else {
                     guard let scanned = scanner.scanValue(at: i) else { return nil }
                     value = scanned
