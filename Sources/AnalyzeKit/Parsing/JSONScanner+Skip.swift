@@ -15,12 +15,13 @@ import CSupport
 /// up to its closing quote — decided by one 16-byte mask per 16 bytes, the
 /// rest (escapes, non-ASCII, a line's last bytes) handed to
 /// ``scanStringContent(from:escapes:)`` where the plain part ends. A `, ` or
-/// `: ` is passed without a loop (``skipWhitespaceOrOneSpace(_:)``). About 70 instructions a member of a flat
-/// object of short strings, against about 200 for the general container
-/// scan (its visitor calls, a call per key and its container stack in
-/// memory): the `properties` object of the plain exporter's lines
-/// (`bench/plain_export.py`, five members, 155 bytes) cost about 1 250
-/// instructions a line that way.
+/// `: ` is passed without a loop (``skipWhitespaceOrOneSpace(_:)``). About
+/// 130 instructions a member of a flat object of short strings (callgrind),
+/// against about 200 for the general container scan (its visitor calls, a
+/// call per key and its container stack in memory): the `properties`
+/// object of the plain exporter's lines (`bench/plain_export.py`, five
+/// members, 155 bytes) cost about 1 000 instructions a line that way and
+/// about 700 this way.
 extension JSONScanner {
     /// Validates the object or array starting at `start` (its `{` or `[`);
     /// returns the index after its closing bracket, or nil when invalid.
