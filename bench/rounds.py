@@ -5,7 +5,8 @@ bench/run reports ratios of medians. On a shared VM whose speed changes within
 a run, the ratio of two commands timed in the same round (minutes apart at
 most) shows how far one run's figure can move. This prints, for every export,
 each round's `analyze ÷ igzip -dc`, `built-in-inflate build ÷ gzip -dc` and
-`zlib-only build ÷ gzip -dc`, their
+`zlib-only build ÷ gzip -dc` (and, when timed, the split export's `analyze ÷
+igzip -dc` and `rapidgzip ÷ igzip -dc`), their
 minimum, median and maximum, and how far the reference itself moved (its
 slowest round ÷ its fastest).
 
@@ -17,7 +18,9 @@ import sys
 
 PAIRS = [("analyze", "igzip", "analyze ÷ igzip -dc"),
          ("analyze_builtin", "gzip", "built-in-inflate build ÷ gzip -dc"),
-         ("analyze_zlib", "gzip", "zlib-only build ÷ gzip -dc")]
+         ("analyze_zlib", "gzip", "zlib-only build ÷ gzip -dc"),
+         ("analyze_split", "igzip", "analyze, split ÷ igzip -dc"),
+         ("rapidgzip", "igzip", "rapidgzip ÷ igzip -dc")]
 
 
 def load(path):
