@@ -6,7 +6,7 @@ a run, the ratio of two commands timed in the same round (minutes apart at
 most) shows how far one run's figure can move. This prints, for every export,
 each round's `analyze ÷ igzip -dc`, `built-in-inflate build ÷ gzip -dc` and
 `zlib-only build ÷ gzip -dc` (and, when timed, the split export's `analyze ÷
-igzip -dc` and `rapidgzip ÷ igzip -dc`), their
+igzip -dc` and `rapidgzip ÷ igzip -dc`) and `DuckDB ÷ analyze`, their
 minimum, median and maximum, and how far the reference itself moved (its
 slowest round ÷ its fastest).
 
@@ -20,7 +20,8 @@ PAIRS = [("analyze", "igzip", "analyze ÷ igzip -dc"),
          ("analyze_builtin", "gzip", "built-in-inflate build ÷ gzip -dc"),
          ("analyze_zlib", "gzip", "zlib-only build ÷ gzip -dc"),
          ("analyze_split", "igzip", "analyze, split ÷ igzip -dc"),
-         ("rapidgzip", "igzip", "rapidgzip ÷ igzip -dc")]
+         ("rapidgzip", "igzip", "rapidgzip ÷ igzip -dc"),
+         ("duckdb", "analyze", "DuckDB ÷ analyze")]
 
 
 def load(path):
