@@ -111,3 +111,57 @@ final class CRC32Tests: XCTestCase {
         }
     }
 }
+
+/// ``ChecksumLedger``: segments folded in chunk order whatever order they
+/// arrive in, a member's trailer compared once its last byte is folded.
+final class ChecksumLedgerTests: XCTestCase {
+    private let text = Array((0..<500).map { "line \($0)\n" }.joined().utf8)
+
+    private func trailer(_ bytes: ArraySlice<UInt8>, crcFlip: UInt32 = 0, lengthFlip: UInt32 = 0) -> UInt64 {
+        let crc = Array(bytes).withUnsafeBytes { CRC32.update(0, with: $0) } ^ crcFlip
+        return UInt64(UInt32(bytes.count) ^ lengthFlip) << 32 | UInt64(crc)
+    }
+
+    /// Two members, the first ending in the third of four chunks; the chunks
+    /// arrive in every order.
+    private func fold(order: [Int], firstTrailer: UInt64) -> [AnalyzeError?] {
+        let memberEnd = 2_100
+        let bounds = [0, 700, 1_500, 2_400, text.count]
+        var ledger = ChecksumLedger()
+        var errors: [AnalyzeError?] = []
+        for chunk in order {
+            let range = bounds[chunk]..<bounds[chunk + 1]
+            var ends: [MemberEnd] = []
+            if range.contains(memberEnd) {
+                ends.append(MemberEnd(position: memberEnd - range.lowerBound, trailer: firstTrailer, offset: 42))
+            }
+            if chunk == 3 {
+                ends.append(MemberEnd(position: range.count, trailer: trailer(text[memberEnd...]), offset: 99))
+            }
+            let segments = text.withUnsafeBytes { all in
+                ChecksumSegment.segments(of: UnsafeRawBufferPointer(rebasing: all[range]), ends: ends)
+            }
+            errors.append(ledger.fold(segments, file: 0, chunk: chunk, name: "x.gz"))
+        }
+        if errors.allSatisfy({ $0 == nil }) { XCTAssertEqual(ledger.bytesUnchecked, 0, "\(order)") }
+        return errors
+    }
+
+    func testMembersAreCheckedWhateverOrderTheirChunksArriveIn() {
+        let orders = [[0, 1, 2, 3], [3, 2, 1, 0], [1, 3, 0, 2], [2, 0, 3, 1]]
+        for order in orders {
+            XCTAssertTrue(fold(order: order, firstTrailer: trailer(text[..<2_100])).allSatisfy { $0 == nil }, "\(order)")
+            for (flips, words) in [((1 as UInt32, 0 as UInt32), "incorrect data check"), ((0, 1), "incorrect length check"),
+                                   ((1, 1), "incorrect data check")] {
+                let errors = fold(order: order, firstTrailer: trailer(text[..<2_100], crcFlip: flips.0, lengthFlip: flips.1))
+                let reported = errors.compactMap { $0 }
+                XCTAssertEqual(reported.count, 1, "\(order): one error, once")
+                XCTAssertEqual(reported.first, .input("corrupt gzip in 'x.gz' at byte offset 42: \(words)"), "\(order)")
+                // Reported when the chunk that completes the first member's
+                // text (the third, reached in order) is folded.
+                let completing = order.firstIndex { chunk in (0...2).allSatisfy { order[...order.firstIndex(of: chunk)!].contains($0) } }!
+                XCTAssertNotNil(errors[completing], "\(order)")
+            }
+        }
+    }
+}

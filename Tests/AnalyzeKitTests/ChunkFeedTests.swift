@@ -15,12 +15,14 @@ final class ChunkFeedTests: XCTestCase {
     private static let spins: [UInt64] = [0, 1, ChunkFeed.defaultSpinNanoseconds]
 
     private func feed(
-        _ paths: [String], workers: Int, chunkBits: Int = 32, spin: UInt64 = ChunkFeed.defaultSpinNanoseconds
+        _ paths: [String], workers: Int, chunkBits: Int = 32, spin: UInt64 = ChunkFeed.defaultSpinNanoseconds,
+        checksTrailersFromChunks: Bool = true
     ) throws -> ChunkFeed {
         let files = try InputFile.expand(paths)
         let size = ChunkFeed.poolSize(workers: workers, files: files.count)
         let pool = BlockingPool((0..<size).map { _ in Chunk(capacity: Self.capacity) })
-        return ChunkFeed(files: files, workers: workers, pool: pool, progress: nil, chunkBits: chunkBits, spinNanoseconds: spin)
+        return ChunkFeed(files: files, workers: workers, pool: pool, progress: nil, chunkBits: chunkBits, spinNanoseconds: spin,
+                         checksTrailersFromChunks: checksTrailersFromChunks)
     }
 
     /// What a chunk carries, per file: its lines, or one marker for a line
@@ -249,6 +251,81 @@ final class ChunkFeedTests: XCTestCase {
         XCTAssertTrue(message.contains("b.ndjson.gz"), message)
         XCTAssertFalse(files.contains(2), "nothing is read after the failed input")
         XCTAssertNil(feed.next(), "the feed stays ended")
+    }
+
+    /// The message of an input error, nil for none.
+    private static func message(_ error: AnalyzeError?) -> String? {
+        guard let error else { return nil }
+        guard case .input(let message) = error else { return "not an input error: \(error)" }
+        return message
+    }
+
+    /// The members' trailers are checked by the workers from the chunks'
+    /// text (``ChecksumLedger``), not while inflating. For members cut
+    /// anywhere in random lines (some longer than a chunk, streamed past as
+    /// markers; some inputs with a byte order mark, some members empty),
+    /// with one member's CRC-32, ISIZE or both damaged, or an earlier
+    /// member's CRC-32 damaged and the last member truncated, one worker
+    /// reports exactly the error of the inflater's own check (its words, its
+    /// offset: where the inflate call that read the trailer began, and the
+    /// earlier member first). Several workers, whose handoffs move where
+    /// inflate calls begin, report the same words for an offset in the same
+    /// member. A clean input is checked to its last byte.
+    func testTrailersCheckedByTheWorkersFailAsTheInflatersOwnCheck() throws {
+        var rng = SplitMix64(2026)
+        let directory = TemporaryDirectory()
+        var failures = 0
+        for round in 0..<60 {
+            let (lines, _) = randomLines(30, using: &rng)
+            var text = Array(lines.joined(separator: "\n").utf8) + [0x0A]
+            if round % 7 == 0 { text = [0xEF, 0xBB, 0xBF] + text }
+            let cuts = (0..<Int.random(in: 0...4, using: &rng)).map { _ in Int.random(in: 0...text.count, using: &rng) }.sorted()
+            var members: [[UInt8]] = []
+            var start = 0
+            for cut in cuts + [text.count] {
+                members.append(gzip(Array(text[start..<cut])))
+                start = cut
+            }
+            let damaged = Int.random(in: 0..<members.count, using: &rng)
+            switch round % 5 {
+            case 1: members[damaged][members[damaged].count - 6] ^= 0x20  // CRC-32
+            case 2: members[damaged][members[damaged].count - 2] ^= 0x01  // ISIZE
+            case 3:
+                members[damaged][members[damaged].count - 8] ^= 0x01
+                members[damaged][members[damaged].count - 3] ^= 0x40
+            case 4:
+                members[0][members[0].count - 5] ^= 0x08
+                if members.count > 1 { members[members.count - 1].removeLast(members[members.count - 1].count / 2) }
+            default: break
+            }
+            let path = directory.write("members-\(round).ndjson.gz", members.flatMap { $0 })
+            let inflaters = try feed([path], workers: 1, checksTrailersFromChunks: false)
+            _ = drain(inflaters, workers: 1)
+            let expected = Self.message(inflaters.error)
+            if expected != nil { failures += 1 }
+            let one = try feed([path], workers: 1)
+            _ = drain(one, workers: 1)
+            XCTAssertEqual(Self.message(one.error), expected, "round \(round), \(members.count) members")
+            if expected == nil { XCTAssertEqual(one.bytesUnchecked, 0, "round \(round): every byte checked") }
+
+            // Which member an offset falls in (its compressed bytes).
+            let memberEnds = members.reduce(into: [Int]()) { $0.append(($0.last ?? 0) + $1.count) }
+            func split(_ message: String?) -> (words: String, member: Int)? {
+                guard let message, let at = message.range(of: " at byte offset ") else { return nil }
+                let rest = message[at.upperBound...]
+                let colon = rest.firstIndex(of: ":")!
+                let offset = Int(rest[..<colon])!
+                let words = String(message[..<at.lowerBound]) + String(rest[colon...])
+                return (words, memberEnds.firstIndex { offset < $0 } ?? members.count)
+            }
+            let workers = 2 + round % 3
+            let several = try feed([path], workers: workers, spin: Self.spins[round % 3])
+            _ = drain(several, workers: workers)
+            XCTAssertEqual(split(Self.message(several.error))?.words, split(expected)?.words, "round \(round), \(workers) workers")
+            XCTAssertEqual(split(Self.message(several.error))?.member, split(expected)?.member, "round \(round), \(workers) workers")
+            if expected == nil { XCTAssertEqual(several.bytesUnchecked, 0, "round \(round): every byte checked") }
+        }
+        XCTAssertGreaterThan(failures, 40, "most rounds damage a member")
     }
 }
 

@@ -14,6 +14,11 @@ final class BuiltInInflateBackend: InflateBackend {
     private let decoder = DeflateDecoder()
     private var phase = Phase.header(GzipHeaderReader())
     private var check = MemberCheck()
+    var defersTrailerCheck = false {
+        didSet { check = MemberCheck(defers: defersTrailerCheck) }
+    }
+
+    func takeTrailer() -> UInt64? { check.takeTrailer() }
 
     static var name: String { "built-in inflate" }
 
@@ -48,7 +53,7 @@ final class BuiltInInflateBackend: InflateBackend {
     func reset() {
         decoder.reset()
         phase = .header(GzipHeaderReader())
-        check = MemberCheck()
+        check = MemberCheck(defers: defersTrailerCheck)
     }
 }
 

@@ -20,6 +20,15 @@ final class Chunk: @unchecked Sendable {
     var fileIndex = 0
     /// Position of this chunk in input order, over all files.
     var sequence = 0
+    /// Whether the members' trailers of this gzip text are checked by the
+    /// worker that takes the chunk (``ChecksumLedger``), and where members
+    /// end in `storage[0..<count]` (the whole decoded text of the chunk, a
+    /// byte order mark before `start` included).
+    var checksTrailers = false
+    var memberEnds: [MemberEnd] = []
+    /// An `.oversizedLine` marker's text, streamed past, as checksum
+    /// segments computed while reading it.
+    var streamedSegments: [ChecksumSegment] = []
 
     /// The capacity of a chunk unless `--max-line-bytes` asks for more (then
     /// that plus 64): 1 MiB, a quarter of the pool that 4 MiB chunks took, at
@@ -33,6 +42,12 @@ final class Chunk: @unchecked Sendable {
     deinit { storage.deallocate() }
 
     var capacity: Int { storage.count }
+
+    /// The checksum segments of the chunk's decoded text (see `checksTrailers`).
+    func checksumSegments() -> [ChecksumSegment] {
+        guard capacity > 0 else { return streamedSegments }
+        return ChecksumSegment.segments(of: UnsafeRawBufferPointer(rebasing: storage[..<count]), ends: memberEnds)
+    }
 
     /// The line bytes this chunk carries.
     var text: UnsafeRawBufferPointer {

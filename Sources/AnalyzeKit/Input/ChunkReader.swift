@@ -16,6 +16,10 @@ struct ChunkReader {
     private var pending: Chunk?
     private var checkedBOM = false
     private var finished = false
+    /// Checksum segments of decoded text that no chunk handed out carries
+    /// (an input's last bytes when they are not a line, or the chunk a
+    /// failure or `close` gives back), for ``takeUnhandedSegments()``.
+    private var unhanded: [ChecksumSegment] = []
 
     init(source: DecodedTextSource, fileIndex: Int) {
         self.source = source
@@ -45,16 +49,45 @@ struct ChunkReader {
         } else {
             chunk = take()
             chunk.reset(fileIndex: fileIndex)
+            chunk.checksTrailers = source.checksTrailersElsewhere
         }
         do {
             return try fill(chunk, take: take, recycle: recycle, shouldYield: shouldYield)
         } catch {
             // The input is done for; its chunk goes back (other inputs may
-            // still be read from the same pool).
+            // still be read from the same pool), its text's checksums kept.
             finished = true
+            keepUnhanded(chunk)
             recycle(chunk)
             throw error
         }
+    }
+
+    /// The checksum segments of text read but handed out in no chunk, in
+    /// input order after every chunk handed out; taken once the input ended,
+    /// failed or was closed.
+    mutating func takeUnhandedSegments() -> [ChecksumSegment] {
+        defer { unhanded = [] }
+        return unhanded
+    }
+
+    private mutating func keepUnhanded(_ chunk: Chunk) {
+        guard chunk.checksTrailers else { return }
+        unhanded += chunk.checksumSegments()
+        chunk.memberEnds = []
+    }
+
+    /// Reads decoded text into `buffer`, which starts `offset` bytes into
+    /// `chunk`'s storage, noting the members that end in it.
+    private func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int, of chunk: Chunk) throws(AnalyzeError) -> Int {
+        let n = try source.read(into: buffer)
+        if chunk.checksTrailers {
+            for var end in source.takeMemberEnds() {
+                end.position += offset
+                chunk.memberEnds.append(end)
+            }
+        }
+        return n
     }
 
     /// Fills `chunk` (which may hold a carried partial line) up to its last
@@ -65,7 +98,8 @@ struct ChunkReader {
     ) throws(AnalyzeError) -> Chunk? {
         while true {
             let end = min(chunk.capacity, chunk.count + max(1, chunk.capacity / 4))
-            let n = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: chunk.storage[chunk.count..<end]))
+            let n = try read(into: UnsafeMutableRawBufferPointer(rebasing: chunk.storage[chunk.count..<end]),
+                             at: chunk.count, of: chunk)
             chunk.count += n
             if !checkedBOM && (chunk.count >= 3 || n == 0) {
                 checkedBOM = true
@@ -76,6 +110,7 @@ struct ChunkReader {
             if n == 0 {
                 finished = true
                 if chunk.count > chunk.start { return chunk }
+                keepUnhanded(chunk)
                 recycle(chunk)
                 return nil
             }
@@ -87,11 +122,13 @@ struct ChunkReader {
                 return cut(chunk, after: lastNewline, take: take)
             }
             // No line end in a whole chunk: one line longer than the limit.
-            let isBlank = try skipOversizedLine(in: chunk)
+            let (isBlank, streamed) = try skipOversizedLine(in: chunk)
             pending = chunk
             let marker = Chunk(capacity: 0)
             marker.kind = .oversizedLine(isBlank: isBlank)
             marker.fileIndex = fileIndex
+            marker.checksTrailers = chunk.checksTrailers
+            marker.streamedSegments = streamed
             return marker
         }
     }
@@ -101,12 +138,14 @@ struct ChunkReader {
     private mutating func cut(_ chunk: Chunk, after lastNewline: Int, take: () -> Chunk) -> Chunk {
         let next = take()
         next.reset(fileIndex: fileIndex)
+        next.checksTrailers = chunk.checksTrailers
         let tail = chunk.count - (lastNewline + 1)
         if tail > 0 {
             next.storage.baseAddress!.copyMemory(from: chunk.storage.baseAddress! + lastNewline + 1, byteCount: tail)
         }
         next.count = tail
         chunk.count = lastNewline + 1
+        Self.moveMemberEnds(after: chunk.count, from: chunk, to: next)
         pending = next
         return chunk
     }
@@ -114,34 +153,73 @@ struct ChunkReader {
     /// Ends reading early (the input is abandoned): gives back the chunk
     /// carried between calls.
     mutating func close(recycle: (Chunk) -> Void) {
-        if let pending { recycle(pending) }
+        if let pending {
+            keepUnhanded(pending)
+            recycle(pending)
+        }
         pending = nil
         finished = true
     }
 
+    /// Moves the member ends past `position` in `chunk` to `next`, whose
+    /// storage starts with `chunk`'s bytes from `position`.
+    private static func moveMemberEnds(after position: Int, from chunk: Chunk, to next: Chunk) {
+        guard let first = chunk.memberEnds.firstIndex(where: { $0.position > position }) else { return }
+        next.memberEnds = chunk.memberEnds[first...].map { end in
+            var end = end
+            end.position -= position
+            return end
+        }
+        chunk.memberEnds.removeSubrange(first...)
+    }
+
     /// Reads past the rest of a line that filled `chunk` entirely. On return
-    /// `chunk` holds only the bytes after that line's `\n` (if any).
-    private mutating func skipOversizedLine(in chunk: Chunk) throws(AnalyzeError) -> Bool {
+    /// `chunk` holds only the bytes after that line's `\n` (if any); the
+    /// checksum segments of the text streamed past are returned with whether
+    /// the line was blank.
+    private mutating func skipOversizedLine(in chunk: Chunk) throws(AnalyzeError)
+        -> (isBlank: Bool, streamed: [ChecksumSegment])
+    {
         var isBlank = Self.isBlank(UnsafeRawBufferPointer(rebasing: chunk.storage[chunk.start..<chunk.count]))
+        var streamed: [ChecksumSegment] = []
+        /// The chunk's first `count` bytes are streamed past.
+        func stream(_ count: Int) {
+            guard chunk.checksTrailers else { return }
+            let rest = Chunk(capacity: 0)
+            Self.moveMemberEnds(after: count, from: chunk, to: rest)
+            streamed += ChecksumSegment.segments(
+                of: UnsafeRawBufferPointer(rebasing: chunk.storage[..<count]), ends: chunk.memberEnds)
+            chunk.memberEnds = rest.memberEnds
+        }
+        stream(chunk.count)
         chunk.start = 0
-        while true {
-            let n = try source.read(into: chunk.storage)
-            if n == 0 {
+        do {
+            while true {
                 chunk.count = 0
-                return isBlank
-            }
-            let bytes = UnsafeRawBufferPointer(rebasing: chunk.storage[..<n])
-            if let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) {
-                if isBlank { isBlank = Self.isBlank(UnsafeRawBufferPointer(rebasing: bytes[..<newline])) }
-                let rest = n - (newline + 1)
-                if rest > 0 {
-                    chunk.storage.baseAddress!.copyMemory(
-                        from: chunk.storage.baseAddress! + newline + 1, byteCount: rest)
+                let n = try read(into: chunk.storage, at: 0, of: chunk)
+                if n == 0 {
+                    stream(0)
+                    return (isBlank, streamed)
                 }
-                chunk.count = rest
-                return isBlank
+                let bytes = UnsafeRawBufferPointer(rebasing: chunk.storage[..<n])
+                if let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) {
+                    if isBlank { isBlank = Self.isBlank(UnsafeRawBufferPointer(rebasing: bytes[..<newline])) }
+                    stream(newline + 1)
+                    let rest = n - (newline + 1)
+                    if rest > 0 {
+                        chunk.storage.baseAddress!.copyMemory(
+                            from: chunk.storage.baseAddress! + newline + 1, byteCount: rest)
+                    }
+                    chunk.count = rest
+                    return (isBlank, streamed)
+                }
+                if isBlank { isBlank = Self.isBlank(bytes) }
+                stream(n)
             }
-            if isBlank { isBlank = Self.isBlank(bytes) }
+        } catch {
+            // What was streamed past precedes the failure in the input.
+            unhanded += streamed
+            throw error
         }
     }
 
@@ -170,5 +248,8 @@ extension Chunk {
         start = 0
         count = 0
         kind = .lines
+        checksTrailers = false
+        memberEnds = []
+        streamedSegments = []
     }
 }

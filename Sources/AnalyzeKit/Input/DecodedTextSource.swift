@@ -10,7 +10,9 @@ final class DecodedTextSource {
     private var pending: [UInt8]
     private var pendingStart = 0
 
-    init(_ file: InputFile) throws(AnalyzeError) {
+    /// With `defersTrailerCheck`, gzip members' trailers are left to the
+    /// caller (``takeMemberEnds()``).
+    init(_ file: InputFile, defersTrailerCheck: Bool = false) throws(AnalyzeError) {
         reader = try RawFileReader(file)
         // Sniff: read until we have two bytes or the input ends.
         let head = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
@@ -24,12 +26,22 @@ final class DecodedTextSource {
         let prefix = [UInt8](head[..<count])
         isGzip = count >= 2 && prefix[0] == 0x1f && prefix[1] == 0x8b
         if isGzip {
-            inflater = GzipInflater(reader: reader, prefix: prefix)
+            inflater = GzipInflater(reader: reader, prefix: prefix, defersTrailerCheck: defersTrailerCheck)
             pending = []
         } else {
             inflater = nil
             pending = prefix
         }
+        checksTrailersElsewhere = isGzip && defersTrailerCheck
+    }
+
+    /// Whether the text is gzip's and the caller checks its members' trailers.
+    let checksTrailersElsewhere: Bool
+
+    /// Members that ended during the last ``read(into:)``, positions counted
+    /// from the start of its destination (``GzipInflater/takeMemberEnds()``).
+    func takeMemberEnds() -> [MemberEnd] {
+        inflater?.takeMemberEnds() ?? []
     }
 
     /// Bytes of input as stored, read so far (`bytes_read`).

@@ -29,13 +29,27 @@ final class GzipInflater {
     private var inputCount = 0
     /// Bytes of `input` already consumed.
     private var consumed = 0
+    /// Members that ended since the last ``takeMemberEnds()``, when their
+    /// trailers are checked by the caller.
+    private var memberEnds: [MemberEnd] = []
+    private let defersTrailerCheck: Bool
+    /// An error met after a call had produced text or ended a member: thrown
+    /// by the next call, so that the text before it is handed on (its
+    /// member's trailer is checked by the caller, and an earlier member's
+    /// failed check comes first).
+    private var pendingError: AnalyzeError?
 
     static let inputCapacity = 1 << 18
 
     /// Starts on `reader`, whose first bytes were already read into `prefix`.
-    init(reader: RawFileReader, prefix: [UInt8], backend: any InflateBackend = DefaultInflateBackend()) {
+    /// With `defersTrailerCheck`, members' trailers are read but not checked:
+    /// ``takeMemberEnds()`` hands them on, for the caller to check.
+    init(reader: RawFileReader, prefix: [UInt8], backend: any InflateBackend = DefaultInflateBackend(),
+         defersTrailerCheck: Bool = false) {
         self.reader = reader
         self.backend = backend
+        self.defersTrailerCheck = defersTrailerCheck
+        backend.defersTrailerCheck = defersTrailerCheck
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(Self.inputCapacity, prefix.count), alignment: 16)
         prefix.withUnsafeBytes { buffer.copyMemory(from: $0) }
         input = buffer
@@ -81,14 +95,36 @@ final class GzipInflater {
         .input("corrupt gzip in '\(reader.name)' at byte offset \(consumedOffset): \(what)")
     }
 
+    /// The members that ended in the ``read(into:)`` calls since the last
+    /// call, their positions counted from the start of the last call's
+    /// destination; empty unless the trailer check is deferred.
+    func takeMemberEnds() -> [MemberEnd] {
+        defer { memberEnds.removeAll(keepingCapacity: true) }
+        return memberEnds
+    }
+
     /// Fills as much of `destination` as the input allows; 0 means the end.
     func read(into destination: UnsafeMutableRawBufferPointer) throws(AnalyzeError) -> Int {
+        if let error = pendingError {
+            pendingError = nil
+            throw error
+        }
         var produced = 0
+        do {
+            try read(into: destination, produced: &produced)
+        } catch {
+            guard defersTrailerCheck && (produced > 0 || !memberEnds.isEmpty) else { throw error }
+            pendingError = error
+        }
+        return produced
+    }
+
+    private func read(into destination: UnsafeMutableRawBufferPointer, produced: inout Int) throws(AnalyzeError) {
         while produced < destination.count {
             try ensurePending(1)
             switch state {
             case .finished:
-                return produced
+                return
             case .inMember:
                 if atMemberStart {
                     try checkMemberHeader()
@@ -103,9 +139,17 @@ final class GzipInflater {
                 } catch {
                     throw damage(error.reason)
                 }
+                let stepOffset = consumedOffset
                 consumed += step.consumed
                 produced += step.produced
-                if step.memberEnded { state = .betweenMembers }
+                if step.memberEnded {
+                    state = .betweenMembers
+                    // The offset a failed check names: where the call that
+                    // read the trailer began, as when the backend checks it.
+                    if let trailer = backend.takeTrailer() {
+                        memberEnds.append(MemberEnd(position: produced, trailer: trailer, offset: stepOffset))
+                    }
+                }
             case .betweenMembers:
                 if consumed == inputCount {
                     if endOfInput { state = .finished }
@@ -129,6 +173,5 @@ final class GzipInflater {
                 if endOfInput { state = .finished }
             }
         }
-        return produced
     }
 }

@@ -30,6 +30,11 @@ final class ISALInflateBackend: InflateBackend {
     private var phase = Phase.header
     /// The current member's output so far, for its trailer.
     private var check = MemberCheck()
+    var defersTrailerCheck = false {
+        didSet { check = MemberCheck(defers: defersTrailerCheck) }
+    }
+
+    func takeTrailer() -> UInt64? { check.takeTrailer() }
 
     static var name: String { "ISA-L igzip" }
 
@@ -90,7 +95,7 @@ final class ISALInflateBackend: InflateBackend {
         isal_gzip_header_init(header)
         state.pointee.crc_flag = UInt32(ISAL_DEFLATE)
         phase = .header
-        check = MemberCheck()
+        check = MemberCheck(defers: defersTrailerCheck)
     }
 
     private static func describe(_ status: Int32) -> String {

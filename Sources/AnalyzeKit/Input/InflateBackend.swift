@@ -17,6 +17,15 @@ protocol InflateBackend: AnyObject {
 
     /// Prepares for the next member.
     func reset()
+
+    /// Whether a member's trailer is read but not checked: the caller checks
+    /// it (``GzipInflater`` hands the CRC-32 to the workers, so that the
+    /// inflating thread does not compute it). Kept across ``reset()``.
+    var defersTrailerCheck: Bool { get set }
+
+    /// Once a member ended with ``defersTrailerCheck`` on: its trailer (CRC-32
+    /// in the low half, ISIZE in the high half), taken once.
+    func takeTrailer() -> UInt64?
 }
 
 /// Why a backend rejected its input (zlib's or ISA-L's own words).
@@ -26,22 +35,46 @@ struct InflateFailure: Error {
 
 /// A member's running CRC-32 and length (mod 2³²), checked against its
 /// 8-byte trailer (CRC-32 then ISIZE, little-endian): every backend checks
-/// the trailer itself, with ``CRC32`` (faster than either library's own).
+/// the trailer itself, with ``CRC32`` (faster than either library's own) —
+/// unless it `defers` the check, and then only reads the trailer
+/// (``InflateBackend/defersTrailerCheck``).
 struct MemberCheck {
     private var crc: UInt32 = 0
     private var length: UInt32 = 0
+    let defers: Bool
+    /// The trailer read, when the check is deferred.
+    private(set) var deferredTrailer: UInt64?
+
+    init(defers: Bool = false) { self.defers = defers }
 
     /// Adds a call's output to the member's CRC-32 and length.
     mutating func add(_ output: UnsafeRawBufferPointer) {
+        guard !defers else { return }
         crc = CRC32.update(crc, with: output)
         length &+= UInt32(truncatingIfNeeded: output.count)
     }
 
     /// Compares the member's output so far with its `trailer`, in zlib's
-    /// words when they differ.
-    func verify(trailer: UInt64) throws(InflateFailure) {
+    /// words when they differ (or keeps the trailer, when deferred).
+    mutating func verify(trailer: UInt64) throws(InflateFailure) {
+        if defers {
+            deferredTrailer = trailer
+            return
+        }
+        try Self.compare(trailer: trailer, crc: crc, length: UInt32(truncatingIfNeeded: length))
+    }
+
+    /// `trailer` against a member's CRC-32 and length, in zlib's words (the
+    /// CRC first, as zlib checks it).
+    static func compare(trailer: UInt64, crc: UInt32, length: UInt32) throws(InflateFailure) {
         if UInt32(truncatingIfNeeded: trailer) != crc { throw InflateFailure(reason: "incorrect data check") }
         if UInt32(truncatingIfNeeded: trailer >> 32) != length { throw InflateFailure(reason: "incorrect length check") }
+    }
+
+    /// The deferred trailer, taken once.
+    mutating func takeTrailer() -> UInt64? {
+        defer { deferredTrailer = nil }
+        return deferredTrailer
     }
 
     /// The trailer's bytes gathered so far (little-endian) and their count,

@@ -14,6 +14,11 @@ final class ZlibInflateBackend: InflateBackend {
     private let stream: UnsafeMutablePointer<z_stream>
     /// The current member's output so far, for its trailer.
     private var check = MemberCheck()
+    var defersTrailerCheck = false {
+        didSet { check = MemberCheck(defers: defersTrailerCheck) }
+    }
+
+    func takeTrailer() -> UInt64? { check.takeTrailer() }
     /// The last eight input bytes consumed, the latest in the high byte: at a
     /// member's end, its trailer (CRC-32 then ISIZE, little-endian).
     private var lastConsumed: UInt64 = 0
@@ -91,6 +96,6 @@ final class ZlibInflateBackend: InflateBackend {
     func reset() {
         inflateReset(stream)
         inHeader = true
-        check = MemberCheck()
+        check = MemberCheck(defers: defersTrailerCheck)
     }
 }

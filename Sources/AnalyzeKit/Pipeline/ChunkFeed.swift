@@ -24,6 +24,13 @@ import Synchronization
 /// The first failing input in input order ends the run: after an input fails,
 /// later inputs are abandoned, while earlier ones are read on (one of them
 /// may fail too, and its error comes first); ``error`` is then that error.
+///
+/// A gzip member's CRC-32 is computed outside the input's turn: the worker
+/// that read a chunk computes the CRC-32 of its text once the input is free
+/// again, while the text is still in its cache, and ``ChecksumLedger``
+/// checks the trailers from those. A failed check names an earlier point of
+/// its input than any failure of the inflate there, so it comes first within
+/// that input.
 final class ChunkFeed: @unchecked Sendable {
     /// An open input and its reader; `busy` while a worker reads it.
     private final class Lane {
@@ -65,8 +72,13 @@ final class ChunkFeed: @unchecked Sendable {
     /// Workers waiting because every open input is being read: readers then
     /// hand their chunks over early (``ChunkReader/next(take:recycle:shouldYield:)``).
     private let waiters = Atomic<Int>(0)
-    /// The earliest input (in input order) that failed, and why.
-    private var failure: (fileIndex: Int, error: AnalyzeError)?
+    /// The earliest input (in input order) that failed, and why; `checksum`
+    /// when a member's trailer disagreed with its text.
+    private var failure: (fileIndex: Int, error: AnalyzeError, checksum: Bool)?
+    private var checksums = ChecksumLedger()
+    /// Whether gzip trailers are checked from the chunks (else by the
+    /// inflater, while inflating: tests compare the two).
+    private let checksTrailersFromChunks: Bool
     /// Stored bytes read from the inputs finished so far (all of them once
     /// the feed is exhausted).
     private(set) var bytesRead = 0
@@ -102,10 +114,12 @@ final class ChunkFeed: @unchecked Sendable {
     /// chunks from `pool`, which must hold ``poolSize(workers:files:)`` chunks.
     /// `chunkBits` lowers the bits for a chunk's place (tests reach the limit
     /// with it); `spinNanoseconds` is how long a worker spins for a lane before
-    /// it blocks.
+    /// it blocks; `checksTrailersFromChunks` false leaves the trailers to the
+    /// inflater (tests compare the two).
     init(files: [InputFile], workers: Int, pool: BlockingPool<Chunk>, progress: Analyzer.Progress?, chunkBits: Int = 32,
-         spinNanoseconds: UInt64 = ChunkFeed.defaultSpinNanoseconds) {
+         spinNanoseconds: UInt64 = ChunkFeed.defaultSpinNanoseconds, checksTrailersFromChunks: Bool = true) {
         self.spinNanoseconds = spinNanoseconds
+        self.checksTrailersFromChunks = checksTrailersFromChunks
         self.files = files
         self.pool = pool
         self.progress = progress
@@ -114,16 +128,29 @@ final class ChunkFeed: @unchecked Sendable {
     }
 
     /// The next chunk, or nil when every input is read or one failed (see
-    /// ``error``).
+    /// ``error``). The trailers its text reaches are checked first.
     func next() -> Chunk? {
+        guard let chunk = nextChunk() else { return nil }
+        if chunk.checksTrailers {
+            let segments = chunk.checksumSegments()  // unlocked: the input is already free again
+            condition.lock()
+            fold(segments, file: chunk.fileIndex, chunk: chunk.sequence & ((1 << chunkBits) - 1))
+            condition.unlock()
+        }
+        return chunk
+    }
+
+    private func nextChunk() -> Chunk? {
         condition.lock()
         defer { condition.unlock() }
         while true {
-            // Inputs after a failed one are dropped as soon as no one reads them.
+            // Inputs after a failed one are dropped as soon as no one reads
+            // them (and the failed one, when a checksum failed with its lane open).
             if let failure {
                 lanes.removeAll { lane in
-                    guard !lane.busy && lane.fileIndex > failure.fileIndex else { return false }
-                    lane.reader?.close(recycle: pool.give)
+                    guard !lane.busy && (lane.fileIndex > failure.fileIndex
+                        || (lane.fileIndex == failure.fileIndex && failure.checksum)) else { return false }
+                    close(lane)
                     return true
                 }
             }
@@ -222,7 +249,8 @@ final class ChunkFeed: @unchecked Sendable {
         switch result {
         case .success(let chunk?):
             guard lane.chunks < (1 << chunkBits) - 1 else {
-                recycle(chunk)
+                if chunk.checksTrailers { foldUnhanded(chunk.checksumSegments(), of: lane) }
+                if chunk.capacity > 0 { pool.give(chunk) }
                 fail(lane, .input("'\(files[lane.fileIndex].displayName)' has too many chunks to number beside \(files.count) inputs; analyze fewer files per run"))
                 return nil
             }
@@ -238,6 +266,10 @@ final class ChunkFeed: @unchecked Sendable {
             bytesRead += read
             bytesDecoded += decoded
             lanes.removeAll { $0 === lane }
+            if var reader = lane.reader {
+                foldUnhanded(reader.takeUnhandedSegments(), of: lane)
+                lane.reader = reader
+            }
         case .failure(let error):
             fail(lane, error)
         }
@@ -252,7 +284,7 @@ final class ChunkFeed: @unchecked Sendable {
         let lane = Lane(fileIndex: index)
         lanes.append(lane)  // inputs open in input order, so `lanes` stays sorted
         condition.unlock()
-        let source = Result { () throws(AnalyzeError) in try DecodedTextSource(files[index]) }
+        let source = Result { () throws(AnalyzeError) in try DecodedTextSource(files[index], defersTrailerCheck: checksTrailersFromChunks) }
         condition.lock()
         lane.busy = false
         announceChange()
@@ -264,13 +296,54 @@ final class ChunkFeed: @unchecked Sendable {
 
     /// Closes `lane` after its input failed; keeps the earliest failure.
     private func fail(_ lane: Lane, _ error: AnalyzeError) {
-        lane.reader?.close(recycle: pool.give)
+        close(lane)
         lanes.removeAll { $0 === lane }
-        if lane.fileIndex < (failure?.fileIndex ?? Int.max) { failure = (lane.fileIndex, error) }
+        record(error, of: lane.fileIndex, checksum: false)
+    }
+
+    /// Keeps the earliest failure: inputs in input order, and within one
+    /// input a failed checksum before a failed inflate (it names an earlier
+    /// member). Called locked.
+    private func record(_ error: AnalyzeError, of fileIndex: Int, checksum: Bool) {
+        if let failure, failure.fileIndex < fileIndex || (failure.fileIndex == fileIndex && (failure.checksum || !checksum)) {
+            return
+        }
+        failure = (fileIndex, error, checksum)
+    }
+
+    /// Closes `lane`'s reader, folding the checksums of the text it read but
+    /// handed out in no chunk. Called locked.
+    private func close(_ lane: Lane) {
+        guard var reader = lane.reader else { return }
+        reader.close(recycle: pool.give)
+        foldUnhanded(reader.takeUnhandedSegments(), of: lane)
+        lane.reader = reader
+    }
+
+    /// Folds the checksums of text after `lane`'s last chunk handed out.
+    /// Called locked.
+    private func foldUnhanded(_ segments: [ChecksumSegment], of lane: Lane) {
+        guard !segments.isEmpty else { return }
+        fold(segments, file: lane.fileIndex, chunk: lane.chunks)
+    }
+
+    private func fold(_ segments: [ChecksumSegment], file: Int, chunk: Int) {
+        if let error = checksums.fold(segments, file: file, chunk: chunk, name: files[file].displayName) {
+            record(error, of: file, checksum: true)
+            announceChange()  // a waiting worker may now drop lanes
+        }
     }
 
     /// Returns a parsed chunk's buffer to the pool (markers own no buffer).
     func recycle(_ chunk: Chunk) {
         if chunk.capacity > 0 { pool.give(chunk) }
+    }
+
+    /// Decoded bytes whose checksums were not checked against a trailer
+    /// (for tests: 0 after a feed that ended with no input failing).
+    var bytesUnchecked: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return checksums.bytesUnchecked
     }
 }
