@@ -9,6 +9,8 @@ final class DecodedTextSource {
     /// Plain inputs: bytes already read while sniffing, not yet handed out.
     private var pending: [UInt8]
     private var pendingStart = 0
+    /// Whether the text is gzip's and the caller checks its members' trailers.
+    let checksTrailersElsewhere: Bool
 
     /// With `defersTrailerCheck`, gzip members' trailers are left to the
     /// caller (``takeMemberEnds()``).
@@ -34,9 +36,6 @@ final class DecodedTextSource {
         }
         checksTrailersElsewhere = isGzip && defersTrailerCheck
     }
-
-    /// Whether the text is gzip's and the caller checks its members' trailers.
-    let checksTrailersElsewhere: Bool
 
     /// Members that ended during the last ``read(into:)``, positions counted
     /// from the start of its destination (``GzipInflater/takeMemberEnds()``).

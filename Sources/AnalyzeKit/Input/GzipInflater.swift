@@ -99,7 +99,8 @@ final class GzipInflater {
     /// call, their positions counted from the start of the last call's
     /// destination; empty unless the trailer check is deferred.
     func takeMemberEnds() -> [MemberEnd] {
-        defer { memberEnds.removeAll(keepingCapacity: true) }
+        guard !memberEnds.isEmpty else { return [] }
+        defer { memberEnds = [] }
         return memberEnds
     }
 
