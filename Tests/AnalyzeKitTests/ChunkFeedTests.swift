@@ -214,6 +214,40 @@ final class ChunkFeedTests: XCTestCase {
         }
     }
 
+    /// A member whose trailer fails the workers' check ends the run as a
+    /// truncation does: the earliest failing input in input order is
+    /// reported, whichever kind of failure it has and however the workers
+    /// run, and the inputs before it are read whole.
+    func testAFailedChecksumIsOrderedWithOtherFailuresByInput() throws {
+        let directory = TemporaryDirectory()
+        let text = String(repeating: "{\"k\":1}\n", count: 3_000)
+        let whole = gzip(Array(text.utf8))
+        var badCRC = whole
+        badCRC[badCRC.count - 7] ^= 0x04
+        let good = directory.write("a.ndjson.gz", whole)
+        let checksum = directory.write("b.ndjson.gz", badCRC + whole)
+        let truncated = directory.write("c.ndjson.gz", Array(whole.prefix(whole.count / 2)))
+        let after = directory.write("d.ndjson", Array(text.utf8))
+        for round in 0..<12 {
+            let workers = 1 + round % 4
+            let checksumFirst = round % 2 == 0
+            let paths = checksumFirst ? [good, checksum, truncated, after] : [good, truncated, checksum, after]
+            let feed = try feed(paths, workers: workers, spin: Self.spins[round % 3])
+            let received = drain(feed, workers: workers)
+            guard case .input(let message)? = feed.error else {
+                return XCTFail("expected an input error, got \(String(describing: feed.error))")
+            }
+            if checksumFirst {
+                XCTAssertTrue(message.contains("b.ndjson.gz") && message.hasSuffix("incorrect data check"), "round \(round): \(message)")
+            } else {
+                XCTAssertTrue(message.contains("c.ndjson.gz") && message.contains("truncated"), "round \(round): \(message)")
+            }
+            let lines = received.filter { $0.fileIndex == 0 }.flatMap(\.tokens).filter { !$0.isEmpty }
+            XCTAssertEqual(lines.count, 3_000, "round \(round): the input before the failure is read whole")
+            XCTAssertNil(feed.next(), "round \(round): the feed stays ended")
+        }
+    }
+
     /// An input with more chunks than its number has room for fails the run
     /// with a message naming it (reached here with 3 bits: 7 chunks), and the
     /// chunks before it still came out numbered in order.
