@@ -145,7 +145,7 @@ struct ChunkReader {
         }
         next.count = tail
         chunk.count = lastNewline + 1
-        Self.moveMemberEnds(after: chunk.count, from: chunk, to: next)
+        next.memberEnds = Self.splitMemberEnds(&chunk.memberEnds, after: chunk.count)
         pending = next
         return chunk
     }
@@ -161,16 +161,16 @@ struct ChunkReader {
         finished = true
     }
 
-    /// Moves the member ends past `position` in `chunk` to `next`, whose
-    /// storage starts with `chunk`'s bytes from `position`.
-    private static func moveMemberEnds(after position: Int, from chunk: Chunk, to next: Chunk) {
-        guard let first = chunk.memberEnds.firstIndex(where: { $0.position > position }) else { return }
-        next.memberEnds = chunk.memberEnds[first...].map { end in
+    /// Removes the member ends past `position` from `ends` and returns them
+    /// counted from `position` (for text that moves to the front of a buffer).
+    private static func splitMemberEnds(_ ends: inout [MemberEnd], after position: Int) -> [MemberEnd] {
+        guard let first = ends.firstIndex(where: { $0.position > position }) else { return [] }
+        defer { ends.removeSubrange(first...) }
+        return ends[first...].map { end in
             var end = end
             end.position -= position
             return end
         }
-        chunk.memberEnds.removeSubrange(first...)
     }
 
     /// Reads past the rest of a line that filled `chunk` entirely. On return
@@ -185,11 +185,10 @@ struct ChunkReader {
         /// The chunk's first `count` bytes are streamed past.
         func stream(_ count: Int) {
             guard chunk.checksTrailers else { return }
-            let rest = Chunk(capacity: 0)
-            Self.moveMemberEnds(after: count, from: chunk, to: rest)
+            let rest = Self.splitMemberEnds(&chunk.memberEnds, after: count)
             streamed += ChecksumSegment.segments(
                 of: UnsafeRawBufferPointer(rebasing: chunk.storage[..<count]), ends: chunk.memberEnds)
-            chunk.memberEnds = rest.memberEnds
+            chunk.memberEnds = rest
         }
         stream(chunk.count)
         chunk.start = 0

@@ -92,7 +92,13 @@ final class GzipInflater {
     }
 
     private func damage(_ what: String) -> AnalyzeError {
-        .input("corrupt gzip in '\(reader.name)' at byte offset \(consumedOffset): \(what)")
+        Self.damage(what, in: reader.name, at: consumedOffset)
+    }
+
+    /// The error for damaged gzip in input `name` at stored-byte `offset`
+    /// (also for a trailer checked away from the inflater: ``ChecksumLedger``).
+    static func damage(_ what: String, in name: String, at offset: Int) -> AnalyzeError {
+        .input("corrupt gzip in '\(name)' at byte offset \(offset): \(what)")
     }
 
     /// The members that ended in the ``read(into:)`` calls since the last

@@ -14,12 +14,42 @@ import CZlib
 ///
 /// Not thread-safe: ``ChunkFeed`` calls it under its lock (once per chunk).
 struct ChecksumLedger {
+    /// One input's state: the next chunk to fold, chunks that came early,
+    /// and the current member's CRC-32 and length so far.
     private struct Input {
         var nextChunk = 0
         var waiting: [Int: [ChecksumSegment]] = [:]
         var crc: UInt32 = 0
         var length: UInt32 = 0
         var failed = false
+
+        mutating func fold(_ segments: [ChecksumSegment], chunk: Int, name: String) -> AnalyzeError? {
+            guard !failed else { return nil }
+            guard chunk == nextChunk else {
+                waiting[chunk] = segments
+                return nil
+            }
+            var next: [ChecksumSegment]? = segments
+            while let segments = next {
+                nextChunk += 1
+                for segment in segments {
+                    crc = UInt32(truncatingIfNeeded: crc32_combine(UInt(crc), UInt(segment.crc), Int(segment.length)))
+                    length &+= UInt32(truncatingIfNeeded: segment.length)
+                    guard let end = segment.end else { continue }
+                    do {
+                        try MemberCheck.compare(trailer: end.trailer, crc: crc, length: length)
+                    } catch {
+                        failed = true
+                        waiting = [:]
+                        return GzipInflater.damage(error.reason, in: name, at: end.offset)
+                    }
+                    crc = 0
+                    length = 0
+                }
+                next = waiting.removeValue(forKey: nextChunk)
+            }
+            return nil
+        }
     }
 
     private var inputs: [Int: Input] = [:]
@@ -28,33 +58,7 @@ struct ChecksumLedger {
     /// in the input: 0, 1, …, each once). Returns the error of the first
     /// member whose trailer disagrees, once (`name` names the input).
     mutating func fold(_ segments: [ChecksumSegment], file: Int, chunk: Int, name: String) -> AnalyzeError? {
-        var input = inputs[file] ?? Input()
-        defer { inputs[file] = input }
-        guard !input.failed else { return nil }
-        guard chunk == input.nextChunk else {
-            input.waiting[chunk] = segments
-            return nil
-        }
-        var next: [ChecksumSegment]? = segments
-        while let segments = next {
-            input.nextChunk += 1
-            for segment in segments {
-                input.crc = UInt32(truncatingIfNeeded: crc32_combine(UInt(input.crc), UInt(segment.crc), Int(segment.length)))
-                input.length &+= UInt32(truncatingIfNeeded: segment.length)
-                guard let end = segment.end else { continue }
-                do {
-                    try MemberCheck.compare(trailer: end.trailer, crc: input.crc, length: input.length)
-                } catch {
-                    input.failed = true
-                    input.waiting = [:]
-                    return .input("corrupt gzip in '\(name)' at byte offset \(end.offset): \(error.reason)")
-                }
-                input.crc = 0
-                input.length = 0
-            }
-            next = input.waiting.removeValue(forKey: input.nextChunk)
-        }
-        return nil
+        inputs[file, default: Input()].fold(segments, chunk: chunk, name: name)
     }
 
     /// Decoded bytes of inputs that have not failed which were folded after

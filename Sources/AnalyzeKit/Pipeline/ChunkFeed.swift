@@ -249,7 +249,7 @@ final class ChunkFeed: @unchecked Sendable {
         switch result {
         case .success(let chunk?):
             guard lane.chunks < (1 << chunkBits) - 1 else {
-                if chunk.checksTrailers { foldUnhanded(chunk.checksumSegments(), of: lane) }
+                if chunk.checksTrailers { fold(chunk.checksumSegments(), file: lane.fileIndex, chunk: lane.chunks) }
                 if chunk.capacity > 0 { pool.give(chunk) }
                 fail(lane, .input("'\(files[lane.fileIndex].displayName)' has too many chunks to number beside \(files.count) inputs; analyze fewer files per run"))
                 return nil
@@ -266,10 +266,7 @@ final class ChunkFeed: @unchecked Sendable {
             bytesRead += read
             bytesDecoded += decoded
             lanes.removeAll { $0 === lane }
-            if var reader = lane.reader {
-                foldUnhanded(reader.takeUnhandedSegments(), of: lane)
-                lane.reader = reader
-            }
+            foldUnhanded(of: lane)
         case .failure(let error):
             fail(lane, error)
         }
@@ -314,16 +311,14 @@ final class ChunkFeed: @unchecked Sendable {
     /// Closes `lane`'s reader, folding the checksums of the text it read but
     /// handed out in no chunk. Called locked.
     private func close(_ lane: Lane) {
-        guard var reader = lane.reader else { return }
-        reader.close(recycle: pool.give)
-        foldUnhanded(reader.takeUnhandedSegments(), of: lane)
-        lane.reader = reader
+        lane.reader?.close(recycle: pool.give)
+        foldUnhanded(of: lane)
     }
 
-    /// Folds the checksums of text after `lane`'s last chunk handed out.
-    /// Called locked.
-    private func foldUnhanded(_ segments: [ChecksumSegment], of lane: Lane) {
-        guard !segments.isEmpty else { return }
+    /// Folds the checksums of the text `lane`'s reader read after its last
+    /// chunk handed out (``ChunkReader/takeUnhandedSegments()``). Called locked.
+    private func foldUnhanded(of lane: Lane) {
+        guard let segments = lane.reader?.takeUnhandedSegments(), !segments.isEmpty else { return }
         fold(segments, file: lane.fileIndex, chunk: lane.chunks)
     }
 
