@@ -361,6 +361,40 @@ final class ChunkFeedTests: XCTestCase {
         }
         XCTAssertGreaterThan(failures, 40, "most rounds damage a member")
     }
+
+    /// Regression (found by the gzip fuzzer): damage right after a member
+    /// that ended in a call that produced no text (an empty member) was
+    /// held back for the next call, but the call returned 0, the end of the
+    /// text: the run ended with exit 0 and the damage unreported. Now such a
+    /// call throws at once, its member ends still taken by the reader.
+    func testDamageAfterAMemberEndedWithoutTextIsStillReported() throws {
+        let directory = TemporaryDirectory()
+        let empty = gzip([])
+        var badHeader = gzip([])
+        badHeader[3] = 0x40  // a reserved flag bit
+        var emptyWithBadCRC = gzip([])
+        emptyWithBadCRC[emptyWithBadCRC.count - 8] ^= 0x01
+        let line = Array("{\"event_id\":\"e1\"}\n".utf8)
+        let cases: [(name: String, bytes: [UInt8], expected: String)] = [
+            ("empty-then-bytes", empty + Array("garbage".utf8), "at byte offset 20: unexpected bytes after a gzip member"),
+            ("empty-then-bad-header", empty + badHeader, "at byte offset 20: invalid gzip header"),
+            ("bad-crc-then-bytes", emptyWithBadCRC + Array("x".utf8), "at byte offset 10: incorrect data check"),
+            // Text first: the damage waits for the next call (as before).
+            ("line-empty-then-bytes", gzip(line) + empty + [0x01], "unexpected bytes after a gzip member"),
+        ]
+        for (name, bytes, expected) in cases {
+            let path = directory.write("\(name).ndjson.gz", bytes)
+            let inflaters = try feed([path], workers: 1, checksTrailersFromChunks: false)
+            _ = drain(inflaters, workers: 1)
+            let reference = try XCTUnwrap(Self.message(inflaters.error), name)
+            XCTAssertTrue(reference.contains(expected), "\(name): \(reference)")
+            for workers in 1...2 {
+                let deferred = try feed([path], workers: workers)
+                _ = drain(deferred, workers: workers)
+                XCTAssertEqual(Self.message(deferred.error), reference, "\(name), \(workers) worker(s)")
+            }
+        }
+    }
 }
 
 /// One chunk as a test worker saw it.

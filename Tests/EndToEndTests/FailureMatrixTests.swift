@@ -283,6 +283,8 @@ final class FailureMatrixTests: XCTestCase {
             copy[offset] ^= mask
             return copy
         }
+        /// `gzip -n < /dev/null`: a member with no text.
+        let emptyMember = Data([0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0x03, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0])
         let damaged: [(String, Data)] = [
             ("bad-crc", flipped(gz.count - 8)),
             ("bad-crc-last-byte", flipped(gz.count - 5, 0x01)),
@@ -298,6 +300,12 @@ final class FailureMatrixTests: XCTestCase {
             ("zeros-then-garbage", gz + Data(count: 100) + Data([0x01])),
             ("zeros-then-member", gz + Data(count: 3) + gz),
             ("magic-only", Data([0x1f, 0x8b])),
+            // An empty member ends in a read that produces no text (regression:
+            // what followed it went unreported once trailers were checked by
+            // the workers).
+            ("empty-member-then-garbage", emptyMember + Data("garbage".utf8)),
+            ("empty-member-then-reserved-flags", emptyMember + flipped(3, 0x40)),
+            ("member-empty-member-then-garbage", gz + emptyMember + Data([0x01])),
         ]
         for (name, bytes) in damaged {
             let path = scratch.write(name + ".ndjson.gz", bytes)

@@ -78,16 +78,19 @@ struct ChunkReader {
     }
 
     /// Reads decoded text into `buffer`, which starts `offset` bytes into
-    /// `chunk`'s storage, noting the members that end in it.
+    /// `chunk`'s storage, noting the members that end in it, also when the
+    /// read fails (a member can end in a call that then meets damage: its
+    /// trailer is still checked, and a failed check comes first).
     private func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int, of chunk: Chunk) throws(AnalyzeError) -> Int {
-        let n = try source.read(into: buffer)
-        if chunk.checksTrailers {
-            for var end in source.takeMemberEnds() {
-                end.position += offset
-                chunk.memberEnds.append(end)
+        defer {
+            if chunk.checksTrailers {
+                for var end in source.takeMemberEnds() {
+                    end.position += offset
+                    chunk.memberEnds.append(end)
+                }
             }
         }
-        return n
+        return try source.read(into: buffer)
     }
 
     /// Fills `chunk` (which may hold a carried partial line) up to its last

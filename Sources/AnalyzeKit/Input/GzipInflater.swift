@@ -33,10 +33,12 @@ final class GzipInflater {
     /// trailers are checked by the caller.
     private var memberEnds: [MemberEnd] = []
     private let defersTrailerCheck: Bool
-    /// An error met after a call had produced text or ended a member: thrown
-    /// by the next call, so that the text before it is handed on (its
-    /// member's trailer is checked by the caller, and an earlier member's
-    /// failed check comes first).
+    /// An error met after a call had produced text: thrown by the next call,
+    /// so that the text before it is handed on (its member's trailer is
+    /// checked by the caller, and an earlier member's failed check comes
+    /// first). A call that produced nothing throws at once (returning 0
+    /// would end the text), and the members it ended are still there for
+    /// ``takeMemberEnds()``.
     private var pendingError: AnalyzeError?
 
     static let inputCapacity = 1 << 18
@@ -103,7 +105,8 @@ final class GzipInflater {
 
     /// The members that ended in the ``read(into:)`` calls since the last
     /// call, their positions counted from the start of the last call's
-    /// destination; empty unless the trailer check is deferred.
+    /// destination (also of a call that threw); empty unless the trailer
+    /// check is deferred.
     func takeMemberEnds() -> [MemberEnd] {
         guard !memberEnds.isEmpty else { return [] }
         defer { memberEnds = [] }
@@ -120,7 +123,7 @@ final class GzipInflater {
         do {
             try read(into: destination, produced: &produced)
         } catch {
-            guard defersTrailerCheck && (produced > 0 || !memberEnds.isEmpty) else { throw error }
+            guard defersTrailerCheck && produced > 0 else { throw error }
             pendingError = error
         }
         return produced
