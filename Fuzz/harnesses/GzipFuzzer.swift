@@ -16,7 +16,14 @@
 //   1–8 gzip members at input-chosen positions (empty members included), at an
 //   input-chosen level, optionally followed by zero padding. Decoding must give
 //   back exactly the text.
+//
+// In both modes the file is also read as a run reads it (`ChunkFeed`, chunks of
+// an input-chosen size), where the members' trailers are checked by the workers
+// from the chunks' text (`ChecksumLedger`), not by the inflater: see
+// `compareTrailerChecks`.
 import CZlib
+import Dispatch
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -30,14 +37,22 @@ private let outputCap = 32 << 20
 func fuzzGzip(_ bytes: UnsafeRawBufferPointer) {
     guard bytes.count >= 2 else { return }
     let mode = bytes[0], readSize = readSizes[Int(bytes[1] & 7)]
+    let chunkCapacity = chunkCapacities[Int(bytes[1] >> 3) % chunkCapacities.count]
     let body = Array(bytes[2...])
+    let withinCap: Bool
     if mode & 1 == 0 {
-        fuzzRawInput(body, readSize: readSize)
+        withinCap = fuzzRawInput(body, readSize: readSize)
     } else {
         var random = InputRandom(seed: UInt64(mode) << 8 | UInt64(bytes[1]))
-        fuzzMemberSplits(text: body, random: &random, readSize: readSize)
+        withinCap = fuzzMemberSplits(text: body, random: &random, readSize: readSize)
     }
+    guard withinCap else { return }
+    compareTrailerChecks(path: ScratchFile.path("gzip"), chunkCapacity: chunkCapacity)
 }
+
+/// Chunk sizes for `compareTrailerChecks`: small ones cut members and lines
+/// into many chunks and stream long lines past as markers.
+private let chunkCapacities = [64, 200, 4096]
 
 /// What decoding one stored file gives.
 enum DecodeOutcome: Equatable {
@@ -69,14 +84,15 @@ func engineDecode(path: String, displayName: String, readSize: Int) -> DecodeOut
     }
 }
 
-private func fuzzRawInput(_ body: [UInt8], readSize: Int) {
+/// Returns false when the text was too large to compare.
+private func fuzzRawInput(_ body: [UInt8], readSize: Int) -> Bool {
     let path = ScratchFile.path("gzip")
     ScratchFile.write(body, to: path)
     let engine = engineDecode(path: path, displayName: "fuzz-input", readSize: readSize)
     let reference = referenceDecode(body)
     switch (engine, reference) {
     case (.tooLarge, _), (_, .tooLarge):
-        return
+        return false
     case (.text(let a), .text(let b)):
         guard a == b else {
             fuzzFailure("decoded text differs from the reference decoder (\(a.count) vs \(b.count) bytes)")
@@ -88,6 +104,7 @@ private func fuzzRawInput(_ body: [UInt8], readSize: Int) {
     case (.failure(let message), .text(let b)):
         fuzzFailure("engine failed (\(message)) but the reference decoded \(b.count) bytes")
     }
+    return true
 }
 
 /// Errors name the file and, for gzip damage, an offset inside the stored file.
@@ -169,7 +186,8 @@ func gzipMember(_ part: ArraySlice<UInt8>, level: Int32) -> [UInt8] {
     return out
 }
 
-private func fuzzMemberSplits(text: [UInt8], random: inout InputRandom, readSize: Int) {
+/// Returns false when the text was too large to compare.
+private func fuzzMemberSplits(text: [UInt8], random: inout InputRandom, readSize: Int) -> Bool {
     let members = 1 + random.below(8)
     var cuts = (1..<members).map { _ in random.below(text.count + 1) }
     cuts.sort()
@@ -194,6 +212,98 @@ private func fuzzMemberSplits(text: [UInt8], random: inout InputRandom, readSize
     case .failure(let message):
         fuzzFailure("valid \(members)-member gzip (cuts \(cuts), \(padding) zero bytes) rejected: \(message)")
     case .tooLarge:
-        return
+        return false
+    }
+    return true
+}
+
+// MARK: Trailers checked from the chunks
+
+/// What a `ChunkFeed` over one file gave.
+private struct FeedOutcome {
+    /// The chunks' text in input order, a long line as one marker.
+    var text: [UInt8] = []
+    var error: String?
+    var bytesUnchecked = 0
+}
+
+/// Chunks' text gathered from several workers.
+private final class Pieces: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pieces: [(sequence: Int, bytes: [UInt8])] = []
+
+    func append(_ sequence: Int, _ bytes: [UInt8]) {
+        lock.lock()
+        pieces.append((sequence, bytes))
+        lock.unlock()
+    }
+
+    var all: [(sequence: Int, bytes: [UInt8])] {
+        lock.lock()
+        defer { lock.unlock() }
+        return pieces
+    }
+}
+
+/// Reads `path` through a `ChunkFeed` with `workers` workers and chunks of
+/// `capacity` bytes; `deferred`: the workers check the trailers from the
+/// chunks (as a run does), else the inflater checks them while inflating.
+private func feedOutcome(path: String, workers: Int, capacity: Int, deferred: Bool) -> FeedOutcome {
+    let file = InputFile(displayName: "fuzz-input", location: .path(path))
+    let pool = BlockingPool((0..<ChunkFeed.poolSize(workers: workers, files: 1)).map { _ in Chunk(capacity: capacity) })
+    let feed = ChunkFeed(files: [file], workers: workers, pool: pool, progress: nil, checksTrailersFromChunks: deferred)
+    let pieces = Pieces()
+    DispatchQueue.concurrentPerform(iterations: workers) { _ in
+        while let chunk = feed.next() {
+            let bytes: [UInt8]
+            switch chunk.kind {
+            case .lines: bytes = Array(chunk.text)
+            case .oversizedLine(let isBlank): bytes = Array((isBlank ? "\u{0}<long blank>\n" : "\u{0}<long>\n").utf8)
+            }
+            let sequence = chunk.sequence
+            feed.recycle(chunk)
+            pieces.append(sequence, bytes)
+        }
+    }
+    var outcome = FeedOutcome()
+    for piece in pieces.all.sorted(by: { $0.sequence < $1.sequence }) { outcome.text += piece.bytes }
+    outcome.error = feed.error?.message
+    outcome.bytesUnchecked = feed.bytesUnchecked
+    return outcome
+}
+
+/// The trailer checks of a run (by the workers, from the chunks' text)
+/// against the inflater's own, over the file at `path`:
+/// * one worker gives the same text and the same error, word for word and
+///   offset for offset (the same inflate calls begin at the same places);
+/// * two workers, whose handoffs move where inflate calls begin, give the
+///   same text and the same error words (offsets may differ);
+/// * an input that does not fail is checked to its last decoded byte.
+private func compareTrailerChecks(path: String, chunkCapacity: Int) {
+    let inflaters = feedOutcome(path: path, workers: 1, capacity: chunkCapacity, deferred: false)
+    guard inflaters.text.count <= outputCap else { return }
+    let one = feedOutcome(path: path, workers: 1, capacity: chunkCapacity, deferred: true)
+    guard one.error == inflaters.error else {
+        fuzzFailure("deferred trailer check, one worker: \(one.error ?? "no error"), "
+            + "but the inflater's own check: \(inflaters.error ?? "no error") (\(chunkCapacity)-byte chunks)")
+    }
+    /// The error's words without its offset.
+    func words(_ message: String?) -> String? {
+        guard let message, let at = message.range(of: " at byte offset ") else { return message }
+        let rest = message[at.upperBound...].drop(while: { $0.isNumber })
+        return String(message[..<at.lowerBound]) + String(rest)
+    }
+    let two = feedOutcome(path: path, workers: 2, capacity: chunkCapacity, deferred: true)
+    guard words(two.error) == words(inflaters.error) else {
+        fuzzFailure("deferred trailer check, two workers: \(two.error ?? "no error"), "
+            + "but the inflater's own check: \(inflaters.error ?? "no error") (\(chunkCapacity)-byte chunks)")
+    }
+    guard inflaters.error == nil else { return }
+    guard one.text == inflaters.text, two.text == inflaters.text else {
+        fuzzFailure("chunks differ: \(inflaters.text.count) bytes with the inflater's check, \(one.text.count) "
+            + "with one worker's, \(two.text.count) with two workers' (\(chunkCapacity)-byte chunks)")
+    }
+    guard one.bytesUnchecked == 0, two.bytesUnchecked == 0 else {
+        fuzzFailure("a clean input left \(one.bytesUnchecked) / \(two.bytesUnchecked) bytes unchecked")
     }
 }
