@@ -1,4 +1,7 @@
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import EventGenerator
 import XCTest
 @testable import AnalyzeKit
@@ -138,6 +141,33 @@ final class ChunkFeedTests: XCTestCase {
         }
         XCTAssertEqual(tokens, expected)
         XCTAssertGreaterThan(early, 50, "chunks were handed over before they were full")
+    }
+
+    /// Only the text's first bytes can be a BOM. Regression: a pipe whose
+    /// first read gave "a\n" (fewer than the BOM's 3 bytes) and a reader
+    /// asked to yield handed that line over before checking, then checked
+    /// the next chunk, and dropped the BOM that began the second line (which
+    /// is invalid JSON, and without the yield was read as such).
+    func testABOMAfterTheFirstLineIsKeptWhenTheFirstChunkIsCutEarly() throws {
+        var ends: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&ends), 0)
+        defer { close(ends[0]) }
+        let write = { (bytes: [UInt8]) in
+            XCTAssertEqual(bytes.withUnsafeBytes { Glibc.write(ends[1], $0.baseAddress, $0.count) }, bytes.count)
+        }
+        write(Array("a\n".utf8))
+        // The sniff reads what the pipe holds now: just those two bytes.
+        let file = InputFile(displayName: "pipe", location: .path("/proc/self/fd/\(ends[0])"))
+        var reader = ChunkReader(source: try DecodedTextSource(file), fileIndex: 0)
+        write([0xEF, 0xBB, 0xBF] + Array("{}\n".utf8))
+        close(ends[1])
+        let pool = BlockingPool((0..<2).map { _ in Chunk(capacity: Self.capacity) })
+        var text: [UInt8] = []
+        while let chunk = try reader.next(take: pool.take, recycle: pool.give, shouldYield: { true }) {
+            text += chunk.text
+            pool.give(chunk)
+        }
+        XCTAssertEqual(text, Array("a\n".utf8) + [0xEF, 0xBB, 0xBF] + Array("{}\n".utf8))
     }
 
     func testWorkersPullingAtOnceGetEveryChunkOnce() throws {

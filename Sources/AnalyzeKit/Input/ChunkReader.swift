@@ -139,6 +139,11 @@ struct ChunkReader {
     /// Ends `chunk` after its line end at `lastNewline`; the partial line
     /// after it moves to a new chunk, kept for the next call.
     private mutating func cut(_ chunk: Chunk, after lastNewline: Int, take: () -> Chunk) -> Chunk {
+        // A line end among the text's first bytes: it does not start with a
+        // BOM. Without this, a chunk handed over before 3 bytes were read (a
+        // pipe's first read of "a\n") left the check to the next chunk, which
+        // dropped a BOM at the start of the second line.
+        checkedBOM = true
         let next = take()
         next.reset(fileIndex: fileIndex)
         next.checksTrailers = chunk.checksTrailers
