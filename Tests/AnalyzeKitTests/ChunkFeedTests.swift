@@ -285,13 +285,21 @@ final class ChunkFeedTests: XCTestCase {
         let directory = TemporaryDirectory()
         let short = directory.write("short.ndjson", Array(String(repeating: "{}\n", count: 10).utf8))
         let long = directory.write("long.ndjson", Array(String(repeating: "{\"k\":1}\n", count: 200).utf8))
-        for workers in [1, 3] {
-            let feed = try feed([short, long], workers: workers, chunkBits: 3)
+        // The same lines as 40 gzip members, whose ends fall in every chunk and
+        // in the text read past the last number. Regression: that text and
+        // the chunk that found no number were folded under one number (twice
+        // the same chunk: a debug assertion; with several workers the first
+        // could be lost, and a clean member fail its CRC-32 check).
+        // (Nine-byte lines, so that a chunk of 64 bytes always carries a tail.)
+        let member = gzip(Array(String(repeating: "{\"k\":12}\n", count: 5).utf8))
+        let longGzip = directory.write("long.ndjson.gz", Array(Array(repeating: member, count: 40).joined()))
+        for (path, workers) in [(long, 1), (long, 3), (longGzip, 1), (longGzip, 2), (longGzip, 3), (longGzip, 2), (longGzip, 3)] {
+            let feed = try feed([short, path], workers: workers, chunkBits: 3)
             let received = drain(feed, workers: workers)
             guard case .input(let message)? = feed.error else {
                 return XCTFail("expected an input error, got \(String(describing: feed.error))")
             }
-            XCTAssertTrue(message.contains("long.ndjson") && message.contains("too many chunks"), message)
+            XCTAssertTrue(message.contains(path) && message.contains("too many chunks"), message)
             XCTAssertEqual(received.filter { $0.fileIndex == 0 }.flatMap(\.tokens).filter { !$0.isEmpty }.count, 10)
             XCTAssertEqual(received.filter { $0.fileIndex == 1 }.count, 7, "seven chunk numbers, then the error")
         }

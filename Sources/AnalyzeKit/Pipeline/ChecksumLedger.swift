@@ -26,6 +26,7 @@ struct ChecksumLedger {
         mutating func fold(_ segments: [ChecksumSegment], chunk: Int, name: String) -> AnalyzeError? {
             guard !failed else { return nil }
             guard chunk == nextChunk else {
+                assert(chunk > nextChunk && waiting[chunk] == nil, "chunk \(chunk) folded twice")
                 waiting[chunk] = segments
                 return nil
             }

@@ -249,9 +249,13 @@ final class ChunkFeed: @unchecked Sendable {
         switch result {
         case .success(let chunk?):
             guard lane.chunks < (1 << chunkBits) - 1 else {
-                if chunk.checksTrailers { fold(chunk.checksumSegments(), file: lane.fileIndex, chunk: lane.chunks) }
+                // Its text is folded with what the reader holds after it, as
+                // the input's last chunk number: folded apart, both would
+                // take that number.
+                let segments = chunk.checksTrailers ? chunk.checksumSegments() : []
                 if chunk.capacity > 0 { pool.give(chunk) }
-                fail(lane, .input("'\(files[lane.fileIndex].displayName)' has too many chunks to number beside \(files.count) inputs; analyze fewer files per run"))
+                fail(lane, .input("'\(files[lane.fileIndex].displayName)' has too many chunks to number beside \(files.count) inputs; analyze fewer files per run"),
+                     after: segments)
                 return nil
             }
             chunk.sequence = lane.fileIndex << chunkBits | lane.chunks
@@ -292,8 +296,10 @@ final class ChunkFeed: @unchecked Sendable {
     }
 
     /// Closes `lane` after its input failed; keeps the earliest failure.
-    private func fail(_ lane: Lane, _ error: AnalyzeError) {
-        close(lane)
+    /// `segments`: a chunk's text read but not handed out, before the
+    /// reader's own (``close(_:after:)``).
+    private func fail(_ lane: Lane, _ error: AnalyzeError, after segments: [ChecksumSegment] = []) {
+        close(lane, after: segments)
         lanes.removeAll { $0 === lane }
         record(error, of: lane.fileIndex, checksum: false)
     }
@@ -309,16 +315,19 @@ final class ChunkFeed: @unchecked Sendable {
     }
 
     /// Closes `lane`'s reader, folding the checksums of the text it read but
-    /// handed out in no chunk. Called locked.
-    private func close(_ lane: Lane) {
+    /// handed out in no chunk, after `segments` (text before it, also not
+    /// handed out). Called locked.
+    private func close(_ lane: Lane, after segments: [ChecksumSegment] = []) {
         lane.reader?.close(recycle: pool.give)
-        foldUnhanded(of: lane)
+        foldUnhanded(of: lane, after: segments)
     }
 
     /// Folds the checksums of the text `lane`'s reader read after its last
-    /// chunk handed out (``ChunkReader/takeUnhandedSegments()``). Called locked.
-    private func foldUnhanded(of lane: Lane) {
-        guard let segments = lane.reader?.takeUnhandedSegments(), !segments.isEmpty else { return }
+    /// chunk handed out (``ChunkReader/takeUnhandedSegments()``), after
+    /// `earlier`, as the input's last chunk number. Called locked.
+    private func foldUnhanded(of lane: Lane, after earlier: [ChecksumSegment] = []) {
+        let segments = earlier + (lane.reader?.takeUnhandedSegments() ?? [])
+        guard !segments.isEmpty else { return }
         fold(segments, file: lane.fileIndex, chunk: lane.chunks)
     }
 
