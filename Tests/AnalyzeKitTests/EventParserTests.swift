@@ -43,6 +43,16 @@ final class EventParserTests: XCTestCase {
         assertReject("{\(envelope),\"event_type\":\"sdk_activate\",\"action\":\(action)}", nil)
         let good = "{\"name\":\"a\",\"meta\":{\"onboardingId\":\"o\"}}"
         assertReject("{\(envelope),\"event_type\":\"onboarding_analytics\",\"action\":\(good),\"action\":\(good)}", .invalidJSON)
+        // Also inside an `action` that is an array: its objects are `action` at
+        // depth (regression: read as bad_action, or missing_field without a
+        // device_id, where the reference says invalid_json).
+        for type in ["onboarding_analytics", "onboarding_state_updated"] {
+            assertReject("{\(envelope),\"event_type\":\"\(type)\",\"action\":[{\"a\":1,\"a\":2}]}", .invalidJSON)
+            assertReject("{\(envelope),\"event_type\":\"\(type)\",\"action\":[1,[{\"b\":{\"a\":1,\"a\":2}}]]}", .invalidJSON)
+            assertReject("{\"event_id\":\"e\",\"event_type\":\"\(type)\",\"timestamp\":0,\"action\":[{\"a\":1,\"a\":2}]}", .invalidJSON)
+            assertReject("{\(envelope),\"event_type\":\"\(type)\",\"action\":[{\"a\":1,\"b\":2},{\"a\":1}]}", .badAction)
+        }
+        assertReject("{\(envelope),\"event_type\":\"identify\",\"customer_user_id\":\"c\",\"action\":[{\"a\":1,\"a\":2}]}", nil)
         // Invalid JSON outranks every later reason.
         assertReject("{\"event_type\":\"identify\",\"timestamp\":\"bad\",", .invalidJSON)
     }

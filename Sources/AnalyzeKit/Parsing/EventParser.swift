@@ -219,6 +219,13 @@ struct EventParser {
                     }
                     readAction(of: type, in: scanner, into: &action)
                 }
+            } else if let value = envelope.action, value.kind == .array {
+                // Not of the shape (bad_action below), but the objects inside
+                // it are `action` at depth: a repeated key there is invalid
+                // JSON first. Read again only here (a rare, malformed line).
+                actionTape.reset()
+                _ = scanner.scanContainer(at: value.start, visitor: &actionTape)
+                if actionTape.hasRepeatedKey(in: scanner) { return .rejected(.invalidJSON) }
             }
         }
 
