@@ -117,6 +117,38 @@ final class MetricsTests: XCTestCase {
             """)
     }
 
+    /// Where a zone's local date steps back a day (America/Anchorage on
+    /// 1867-10-19, from +14:00:24 to -09:59:36 at 00:31:13 UTC), a later
+    /// instant can have an earlier day. Regression: the rows spanned the
+    /// days of the earliest and latest install seconds, a range upside down
+    /// here, and the run trapped. Hand-computed from the IANA offsets above
+    /// (Python's `zoneinfo` gives the same days); the reference implementation
+    /// gives these rows too.
+    func testInstallsWhereTheLocalDateStepsBackADay() throws {
+        let first = event("a", "sdk_activate", "1867-10-19T00:31:12Z", device: "d1", profile: "p1")  // 10-19 14:31:36
+        let second = event("b", "sdk_activate", "1867-10-19T00:31:13Z", device: "d2", profile: "p2")  // 10-18 14:31:37
+        let later = event("c", "sdk_activate", "1867-10-25T00:00:00Z", device: "d3", profile: "p3")  // 10-24 14:00:24
+        let expected = """
+            date,by_device_id,by_customer_user_id,by_profile_id
+            1867-10-18,1,0,1
+            1867-10-19,1,0,1
+
+            """
+        XCTAssertEqual(try analyze(lines: [first, second], timeZone: "America/Anchorage").installsText, expected)
+        // A day before the earliest second's, inside the span of the others.
+        XCTAssertEqual(try analyze(lines: [first, second, later], timeZone: "America/Anchorage").installsText, """
+            date,by_device_id,by_customer_user_id,by_profile_id
+            1867-10-18,1,0,1
+            1867-10-19,1,0,1
+            1867-10-20,0,0,0
+            1867-10-21,0,0,0
+            1867-10-22,0,0,0
+            1867-10-23,0,0,0
+            1867-10-24,1,0,1
+
+            """)
+    }
+
     func testProfileSwitchesByTrigger() throws {
         let result = try analyze(lines: story.reversed())
         XCTAssertEqual(result.switchesText, """

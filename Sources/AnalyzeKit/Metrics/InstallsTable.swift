@@ -23,9 +23,9 @@ enum InstallsTable {
     static func rows(from partial: PartialAggregate, days: DayResolver) -> [InstallsRow] {
         let count = partial.identities.count
         // The earliest second per identity id, per mode (device, customer user,
-        // profile at mode × count + id). A day depends on whole seconds only,
-        // and days never decrease as seconds grow, so the earliest second gives
-        // the day of the earliest instant.
+        // profile at mode × count + id). A day depends on whole seconds only
+        // (offsets change on whole seconds), so the earliest second gives the
+        // day of the earliest instant.
         var firstSecond = [Int64](repeating: .max, count: 3 * count)
         firstSecond.withUnsafeMutableBufferPointer { first in
             guard let base = first.baseAddress else { return }  // no identities
@@ -59,8 +59,10 @@ enum InstallsTable {
         // to the last (no hashing per identity), when that span is short
         // beside the identities; a far-away instant (a device clock in year
         // 9999) would make it millions of slots, and then the days are hashed.
-        // Days never decrease as seconds grow, so the earliest and latest
-        // seconds give the first and last days.
+        // The earliest and latest seconds give the first and last days where
+        // local dates never step back. Where they do (an offset lowered by more
+        // than the time since local midnight: America/Anchorage in 1867, a day
+        // back), an install outside that span sends the count to the hashed way.
         var earliest = Int64.max, latest = Int64.min
         for seconds in firstSecond where seconds != .max {
             earliest = min(earliest, seconds)
@@ -84,10 +86,14 @@ enum InstallsTable {
             default: row.byProfileID += 1
             }
         }
-        if lastDay - firstDay < max(denseSpan, Int64(firstSecond.count)) {
+        if firstDay <= lastDay && lastDay - firstDay < max(denseSpan, Int64(firstSecond.count)) {
             var rows = (firstDay...lastDay).map { InstallsRow(day: $0) }
-            forEachInstall { mode, day in add(mode, to: &rows[Int(day - firstDay)]) }
-            return rows.filter { $0.byDeviceID + $0.byCustomerUserID + $0.byProfileID > 0 }
+            var inSpan = true
+            forEachInstall { mode, day in
+                guard day >= firstDay && day <= lastDay else { return inSpan = false }
+                add(mode, to: &rows[Int(day - firstDay)])
+            }
+            if inSpan { return rows.filter { $0.byDeviceID + $0.byCustomerUserID + $0.byProfileID > 0 } }
         }
         var byDay: [Int64: InstallsRow] = [:]
         forEachInstall { mode, day in add(mode, to: &byDay[day, default: InstallsRow(day: day)]) }
