@@ -141,6 +141,24 @@ final class SegmentedArrayTests: XCTestCase {
         XCTAssertEqual(target[base + (2 << target.shift) + 5], 2 * 131_072 + 5)
     }
 
+    /// Regression: an empty run appended after a full last segment got the
+    /// handle one past that segment's end, which names the next segment, not
+    /// yet allocated (an empty multiSelect answer after exactly 2^18 · k
+    /// stored options; reading its zero options looked that segment up).
+    func testAnEmptyRunAfterAFullSegmentHasAHandleInsideASegment() {
+        var array = SegmentedArray<Int>(shift: 2)  // 4 elements a segment
+        let four = [1, 2, 3, 4]
+        let first = four.withUnsafeBufferPointer { array.append(contentsOf: $0) }
+        XCTAssertEqual(first, 0)
+        let empty = [Int]().withUnsafeBufferPointer { array.append(contentsOf: $0) }
+        XCTAssertLessThan(empty, array.adoptionBase, "inside an allocated segment")
+        XCTAssertEqual(array.withContiguous(from: empty, count: 0) { $0.count }, 0)
+        let next = [5].withUnsafeBufferPointer { array.append(contentsOf: $0) }
+        XCTAssertEqual(array.withContiguous(from: first, count: 4) { Array($0) }, four)
+        XCTAssertEqual(array.withContiguous(from: next, count: 1) { Array($0) }, [5])
+        XCTAssertEqual(array.count, 5)
+    }
+
     func testSegmentsHoldAboutOneMebibyte() {
         XCTAssertEqual(SegmentedArray<UInt8>().shift, 20)
         XCTAssertEqual(SegmentedArray<UInt64>().shift, 17)

@@ -140,10 +140,13 @@ struct SegmentedArray<Element: BitwiseCopyable> {
 
     /// Appends `elements` as one contiguous run; returns the handle of its
     /// first element (read the run back with ``withContiguous(from:count:_:)``).
+    /// An empty run's handle, too, lies inside a segment: after a full last
+    /// segment it starts the next one (its offset would otherwise carry into
+    /// the segment bits, naming a segment that does not exist).
     @discardableResult
     mutating func append(contentsOf elements: UnsafeBufferPointer<Element>) -> Handle {
         makeUnique()
-        ensureRoom(for: elements.count)
+        ensureRoom(for: Swift.max(elements.count, 1))
         let offset = tailCount
         if let base = elements.baseAddress {
             (tail.unsafelyUnwrapped + offset).initialize(from: base, count: elements.count)
