@@ -25,7 +25,7 @@ final class CommandLineParserTests: XCTestCase {
         XCTAssertEqual(parsed.outputDirectory, "analyze-out")
         XCTAssertEqual(parsed.timeZone, .utc)
         XCTAssertEqual(parsed.threads, AnalyzeOptions.activeCores)
-        XCTAssertEqual(parsed.maxRejectRate, 1.0)
+        XCTAssertEqual(parsed.maxRejectRate, RejectRate.never)
         XCTAssertEqual(parsed.maxRejectRows, 10_000)
         XCTAssertEqual(parsed.maxLineBytes, 1_048_576)
         XCTAssertFalse(parsed.quiet)
@@ -40,11 +40,28 @@ final class CommandLineParserTests: XCTestCase {
         XCTAssertEqual(parsed.outputDirectory, "o")
         XCTAssertEqual(parsed.timeZone, ReportingTimeZone(parsing: "Asia/Tokyo"))
         XCTAssertEqual(parsed.threads, 3)
-        XCTAssertEqual(parsed.maxRejectRate, 0.25)
+        XCTAssertEqual(parsed.maxRejectRate, RejectRate(parsing: "0.25"))
         XCTAssertEqual(parsed.maxRejectRows, 0)
         XCTAssertEqual(parsed.maxLineBytes, 10)
         XCTAssertTrue(parsed.quiet)
         XCTAssertEqual(try options(["--timezone", "-05:00", "x"]).timeZone, ReportingTimeZone(parsing: "-05:00"))
+    }
+
+    /// A repeated option keeps its last value, and only that one is checked
+    /// (as the reference implementation does).
+    func testARepeatedOptionKeepsAndChecksOnlyItsLastValue() throws {
+        let parsed = try options(["--threads", "0", "--threads=2", "--timezone", "Bad/Zone", "--timezone", "+09:00",
+                                  "--max-reject-rate", "x", "--max-reject-rate", "0.1", "--out", "", "--out", "o", "a"])
+        XCTAssertEqual(parsed.threads, 2)
+        XCTAssertEqual(parsed.timeZone, ReportingTimeZone(parsing: "+09:00"))
+        XCTAssertEqual(parsed.maxRejectRate, RejectRate(parsing: "0.1"))
+        XCTAssertEqual(parsed.outputDirectory, "o")
+        assertUsageError(["a", "--threads", "2", "--threads", "0"], mentions: "--threads")
+        XCTAssertEqual(try CommandLineParser.parse(["--threads", "0", "--help"]), .help)
+        // Counts beyond Int.max mean no limit, as the reference reads them.
+        let huge = try options(["--max-reject-rows", "99999999999999999999999", "--threads", "99999999999999999999", "a"])
+        XCTAssertEqual(huge.maxRejectRows, Int.max)
+        XCTAssertEqual(huge.threads, Int.max)
     }
 
     func testHelpAndVersion() throws {
@@ -74,5 +91,8 @@ final class CommandLineParserTests: XCTestCase {
         assertUsageError(["x", "--timezone", "+0900"], mentions: "+0900")
         assertUsageError(["-", "-"], mentions: "more than once")
         assertUsageError(["x", "--quiet=yes"], mentions: "--quiet")
+        assertUsageError(["x", "--help=yes"], mentions: "--help")
+        assertUsageError(["x", "--version="], mentions: "--version")
+        assertUsageError(["x", "--max-reject-rate", "+0.5"], mentions: "--max-reject-rate")
     }
 }

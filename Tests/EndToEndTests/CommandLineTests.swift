@@ -95,6 +95,32 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(rejects, "file,line,reason\n\(input),2,invalid_json\n")
     }
 
+    /// The rate is compared exactly: 1 rejected line of 3 is more than
+    /// 0.3333333333333333, though 1.0 / 3.0 is that same double (regression:
+    /// compared as doubles, the run exited 0). A limit beyond any count is no
+    /// limit (regression: `--max-reject-rows` of 2^62 or more trapped).
+    func testRejectRateIsComparedExactlyAndHugeLimitsMeanNoLimit() throws {
+        let scratch = Scratch()
+        let input = scratch.write("third.ndjson", Data("""
+            {"event_id":"a","event_type":"logout","timestamp":0,"device_id":"d","profile_id":"p"}
+            {"event_id":"b","event_type":"logout","timestamp":0,"device_id":"d","profile_id":"p"}
+            not json
+
+            """.utf8))
+        var run = try AnalyzeBinary.run(["--quiet", "--out", scratch.path + "/a", "--max-reject-rate", "0.3333333333333333", input])
+        XCTAssertEqual(run.status, 3, run.stderr)
+        XCTAssertTrue(run.stderr.contains("more than --max-reject-rate 0.3333333333333333"), run.stderr)
+        run = try AnalyzeBinary.run(["--quiet", "--out", scratch.path + "/b", "--max-reject-rate", "0.33333333333333334", input])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        run = try AnalyzeBinary.run([
+            "--quiet", "--out", scratch.path + "/c", "--max-reject-rows", "9223372036854775807", "--max-reject-rate", "1e999",
+            "--threads", "99999999999999999999", input,
+        ])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let rejects = try String(contentsOfFile: scratch.path + "/c/rejects.csv", encoding: .utf8)
+        XCTAssertEqual(rejects, "file,line,reason\n\(input),3,invalid_json\n")
+    }
+
     func testStandardInputIsReadAsDash() throws {
         let scratch = Scratch()
         let out = scratch.path + "/out"

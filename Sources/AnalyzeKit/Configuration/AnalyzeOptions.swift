@@ -4,7 +4,7 @@ public struct AnalyzeOptions: Sendable, Equatable {
     public var outputDirectory = "analyze-out"
     public var timeZone = ReportingTimeZone.utc
     public var threads: Int
-    public var maxRejectRate = 1.0
+    public var maxRejectRate = RejectRate.never
     public var maxRejectRows = 10_000
     public var maxLineBytes = 1 << 20
     public var quiet = false

@@ -10,20 +10,20 @@ public enum CommandLineRequest: Equatable, Sendable {
 ///
 /// `--opt value` and `--opt=value` both work, options may follow paths, `--`
 /// ends options, and a lone `-` is standard input. A repeated option keeps
-/// its last value.
+/// its last value, and only that value is checked (`--threads 0 --threads 4`
+/// runs with 4, as the reference implementation does).
 public enum CommandLineParser {
+    /// The options that take a value, in the order their values are checked.
+    private static let valueOptions = [
+        "--out", "--timezone", "--threads", "--max-reject-rate", "--max-reject-rows", "--max-line-bytes",
+    ]
+
     public static func parse(_ arguments: [String]) throws(AnalyzeError) -> CommandLineRequest {
-        var options = AnalyzeOptions(paths: [])
+        var values: [String: String] = [:]
+        var quiet = false
         var paths: [String] = []
         var index = 0
         var optionsEnded = false
-
-        func value(for name: String, inline: String?) throws(AnalyzeError) -> String {
-            if let inline { return inline }
-            index += 1
-            guard index < arguments.count else { throw .usage("option \(name) needs a value") }
-            return arguments[index]
-        }
 
         while index < arguments.count {
             let argument = arguments[index]
@@ -43,35 +43,42 @@ public enum CommandLineParser {
                 inline = String(argument[argument.index(after: equals)...])
             }
             switch name {
-            case "-h", "--help":
-                return .help
-            case "--version":
-                return .version
-            case "--quiet":
-                guard inline == nil else { throw .usage("option --quiet takes no value") }
-                options.quiet = true
-            case "--out":
-                let text = try value(for: name, inline: inline)
-                guard !text.isEmpty else { throw .usage("option --out needs a directory") }
-                options.outputDirectory = text
-            case "--timezone":
-                let text = try value(for: name, inline: inline)
-                guard let zone = ReportingTimeZone(parsing: text) else {
-                    throw .usage("unknown time zone '\(text)' for --timezone (an IANA name such as Asia/Tokyo, or ±HH:MM)")
+            case "-h", "--help", "--version", "--quiet":
+                guard inline == nil else { throw .usage("option \(name) takes no value") }
+                if name == "--quiet" {
+                    quiet = true
+                } else {
+                    return name == "--version" ? .version : .help
                 }
-                options.timeZone = zone
-            case "--threads":
-                options.threads = try positiveInteger(try value(for: name, inline: inline), for: name)
-            case "--max-line-bytes":
-                options.maxLineBytes = try positiveInteger(try value(for: name, inline: inline), for: name)
-            case "--max-reject-rows":
-                options.maxRejectRows = try integer(try value(for: name, inline: inline), for: name)
-            case "--max-reject-rate":
-                options.maxRejectRate = try rate(try value(for: name, inline: inline), for: name)
+            case _ where valueOptions.contains(name):
+                if let inline {
+                    values[name] = inline
+                } else {
+                    index += 1
+                    guard index < arguments.count else { throw .usage("option \(name) needs a value") }
+                    values[name] = arguments[index]
+                }
             default:
                 throw .usage("unknown option '\(name)' (see --help)")
             }
         }
+
+        var options = AnalyzeOptions(paths: [])
+        options.quiet = quiet
+        if let text = values["--out"] {
+            guard !text.isEmpty else { throw .usage("option --out needs a directory") }
+            options.outputDirectory = text
+        }
+        if let text = values["--timezone"] {
+            guard let zone = ReportingTimeZone(parsing: text) else {
+                throw .usage("unknown time zone '\(text)' for --timezone (an IANA name such as Asia/Tokyo, or ±HH:MM)")
+            }
+            options.timeZone = zone
+        }
+        if let text = values["--threads"] { options.threads = try positiveInteger(text, for: "--threads") }
+        if let text = values["--max-reject-rate"] { options.maxRejectRate = try rate(text, for: "--max-reject-rate") }
+        if let text = values["--max-reject-rows"] { options.maxRejectRows = try integer(text, for: "--max-reject-rows") }
+        if let text = values["--max-line-bytes"] { options.maxLineBytes = try positiveInteger(text, for: "--max-line-bytes") }
         guard !paths.isEmpty else { throw .usage("no input path given (see --help)") }
         guard paths.filter({ $0 == "-" }).count <= 1 else { throw .usage("standard input '-' given more than once") }
         options.paths = paths
@@ -79,13 +86,13 @@ public enum CommandLineParser {
     }
 
     private static func integer(_ text: String, for name: String) throws(AnalyzeError) -> Int {
-        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-              let number = Int(text)
-        else {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
             if text.hasPrefix("-") { throw .usage("option \(name) must not be negative, got '\(text)'") }
             throw .usage("option \(name) needs a whole number, got '\(text)'")
         }
-        return number
+        // Beyond Int.max every count here means "no limit" (threads are capped
+        // at the cores anyway).
+        return Int(text) ?? Int.max
     }
 
     private static func positiveInteger(_ text: String, for name: String) throws(AnalyzeError) -> Int {
@@ -94,15 +101,12 @@ public enum CommandLineParser {
         return number
     }
 
-    private static func rate(_ text: String, for name: String) throws(AnalyzeError) -> Double {
+    private static func rate(_ text: String, for name: String) throws(AnalyzeError) -> RejectRate {
         if text.hasPrefix("-") { throw .usage("option \(name) must not be negative, got '\(text)'") }
-        let allowed = text.utf8.allSatisfy { byte in
-            (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || ".eE+-".utf8.contains(byte)
-        }
-        guard allowed, let number = Double(text), number.isFinite else {
+        guard let rate = RejectRate(parsing: text) else {
             throw .usage("option \(name) needs a number such as 0.05, got '\(text)'")
         }
-        return number
+        return rate
     }
 
     /// The `--help` text: every option with its default.

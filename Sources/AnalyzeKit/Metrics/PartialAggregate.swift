@@ -236,7 +236,8 @@ struct PartialAggregate {
         rejectSample.append(RejectEntry(position: position, reason: reason))
         // A worker that reads several inputs meets chunks out of input order:
         // keep every reject until the sample doubles, then the earliest.
-        if rejectSample.count >= 2 * maxRejectRows { trimRejectSample() }
+        // (Halved, not doubled: `--max-reject-rows` may be as large as Int.max.)
+        if rejectSample.count / 2 >= maxRejectRows { trimRejectSample() }
     }
 
     /// Adds the parser's current event to the batch: everything but its

@@ -45,7 +45,7 @@ public struct Analyzer: Sendable {
         try output.checkWritable()
         let result = try analyze(progress: progress)
         let quality = result.quality
-        if quality.lines > 0 && Double(quality.rejected) / Double(quality.lines) > options.maxRejectRate {
+        if options.maxRejectRate.isExceeded(rejected: quality.rejected, lines: quality.lines) {
             throw .rejectRateExceeded(
                 "\(quality.rejected) of \(quality.lines) lines rejected, more than --max-reject-rate \(options.maxRejectRate); no output written")
         }
