@@ -159,6 +159,21 @@ final class FailureMatrixTests: XCTestCase {
         assertFailure(run, exit: 2, mentions: ["b.ndjson"], out: out, before: before, "dangling entry in a directory")
     }
 
+    /// Regression: a directory where the last output goes failed its rename
+    /// after the first four files had been replaced (exit 2, a mix of old and
+    /// new outputs). Now refused before anything is written.
+    func testADirectoryInPlaceOfAnOutputLeavesEveryOutputAsItWas() throws {
+        let scratch = Scratch()
+        let (out, _) = try establishedOutput(scratch)
+        XCTAssertEqual(unlink(out + "/rejects.csv"), 0)
+        try FileManager.default.createDirectory(atPath: out + "/rejects.csv/inside", withIntermediateDirectories: true)
+        let before = Scratch.snapshot(out)
+        let other = scratch.write("other.ndjson", Data((#"{"event_id":"z","event_type":"sdk_activate","timestamp":"2026-01-01T00:00:00Z","device_id":"d9","profile_id":"p9"}"# + "\n").utf8))
+        let run = try Child.run(analyze, ["--quiet", "--out", out, other])
+        assertFailure(run, exit: 2, mentions: ["rejects.csv", "directory"], out: out, before: before, "rejects.csv a directory")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.hasPrefix(".") }, [], "no temporary left")
+    }
+
     func testDirectoriesWhereFilesAreExpectedAndFilesWhereDirectoriesAre() throws {
         let scratch = Scratch()
         let (out, before) = try establishedOutput(scratch)

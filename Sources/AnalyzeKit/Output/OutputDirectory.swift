@@ -42,6 +42,17 @@ struct OutputDirectory {
     /// no file is held whole in memory.
     func write(_ files: [CSVFile]) throws(AnalyzeError) {
         try createDirectories(path)
+        // A directory where an output goes would fail its rename after the
+        // earlier files' had replaced theirs: a mix. Refused before any write.
+        // (Renames within one directory fail otherwise only on a file made
+        // immutable, or a file system gone read-only since the temporaries.)
+        for file in files {
+            var info = stat()
+            let final = path + "/" + file.name
+            if lstat(final, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
+                throw .input("cannot write '\(final)': it is a directory")
+            }
+        }
         var written: [(temporary: String, final: String, slot: Int?)] = []
         func removeTemporaries() {
             for file in written {
