@@ -91,6 +91,23 @@ final class ReportingTimeZoneTests: XCTestCase {
         XCTAssertEqual(day(1_772_945_999), 20_519)      // back in March
     }
 
+    /// Offsets beyond 1901–2101 follow the IANA data (Python's `zoneinfo`
+    /// gives these days): daylight saving in 2500 by the zone's lasting rule,
+    /// and local mean time (-4:56:02) before 1883. Pinned because a Foundation
+    /// that limits its zone answers to 1901–2101 (as some of its sources do)
+    /// would still agree with itself in the test above.
+    func testNewYorkFarFromTheTwentiethCentury() throws {
+        func seconds(_ year: Int32, _ month: UInt8, _ day: UInt8, _ hour: Int64, _ minute: Int64) -> Int64 {
+            CivilDate(year: year, month: month, day: day).dayNumber * 86_400 + hour * 3_600 + minute * 60
+        }
+        func date(_ year: Int32, _ month: UInt8, _ day: UInt8) -> Int64 { CivilDate(year: year, month: month, day: day).dayNumber }
+        let zone = "America/New_York"
+        XCTAssertEqual(try day(zone, seconds(2500, 7, 1, 4, 30)), date(2500, 7, 1))    // 00:30 EDT
+        XCTAssertEqual(try day(zone, seconds(2500, 1, 1, 4, 30)), date(2499, 12, 31))  // 23:30 EST
+        XCTAssertEqual(try day(zone, seconds(1880, 1, 1, 4, 58)), date(1880, 1, 1))    // 00:01:58 LMT
+        XCTAssertEqual(try day(zone, seconds(1880, 1, 1, 4, 55)), date(1879, 12, 31))  // 23:58:58 LMT
+    }
+
     func testLondonWhereTheChangeAndLocalMidnightShareAUTCDay() throws {
         // BST starts 2026-03-29 at 01:00Z; that evening, local midnight is at
         // 23:00Z of the same UTC day. 2026-03-29 is day 20 541.
