@@ -57,7 +57,8 @@ func formatSeconds(_ seconds: Double) -> String {
 final class ProgressDisplay: @unchecked Sendable {
     private let progress: Analyzer.Progress
     private let started: Double
-    private let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "analyze.progress"))
+    private let queue = DispatchQueue(label: "analyze.progress")
+    private lazy var timer = DispatchSource.makeTimerSource(queue: queue)
 
     init(_ progress: Analyzer.Progress, started: Double) {
         self.progress = progress
@@ -65,14 +66,21 @@ final class ProgressDisplay: @unchecked Sendable {
     }
 
     func start() {
+        InterruptCleanup.setProgressLineShown(true)
         timer.schedule(deadline: .now() + 0.5, repeating: 0.5)
         timer.setEventHandler { [self] in draw() }
         timer.resume()
     }
 
+    /// Stops drawing and erases the line. On the timer's own queue: a draw
+    /// already running ends first, and none starts after (`cancel` alone
+    /// does not wait for one, whose line could then follow the summary).
     func stop() {
-        timer.cancel()
-        StandardError.write("\r\u{1B}[K")
+        queue.sync {
+            timer.cancel()
+            StandardError.write("\r\u{1B}[K")
+            InterruptCleanup.setProgressLineShown(false)
+        }
     }
 
     private func draw() {

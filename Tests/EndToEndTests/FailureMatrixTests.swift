@@ -496,6 +496,29 @@ final class FailureMatrixTests: XCTestCase {
         }
     }
 
+    /// A signal ignored when the run starts stays ignored (`nohup`'s SIGHUP, a
+    /// script's background job's SIGINT). Regression: the handlers replaced
+    /// the ignored dispositions, and closing the terminal of a `nohup` run
+    /// ended it with exit 129.
+    func testSignalsIgnoredAtStartStayIgnored() throws {
+        let scratch = Scratch()
+        let out = scratch.path + "/out"
+        let text = try Data(contentsOf: URL(fileURLWithPath: example("basic/events.ndjson")))
+        for (signal, name) in [(SIGHUP, "HUP"), (SIGINT, "INT")] {
+            // The shell ignores the signal and becomes analyze, which inherits that.
+            let child = try Child("/bin/sh", ["-c", "trap '' \(name); exec \"$0\" \"$@\"", analyze, "--quiet", "--out", out, "-"],
+                                  stdin: .pipe)
+            child.writeToStandardInput(text)
+            usleep(300_000)
+            child.send(signal)
+            usleep(100_000)
+            let run = child.wait()
+            XCTAssertNil(run.signal, "\(name): \(run.stderr)")
+            XCTAssertEqual(run.exitCode, 0, "\(name) ignored: \(run.stderr)")
+            XCTAssertEqual(Set(Scratch.snapshot(out).keys), Self.csvNames, name)
+        }
+    }
+
     func testSignalAtAnyMomentLeavesOldOrNewOutputsNeverAMix() throws {
         let scratch = Scratch()
         let (out, before) = try establishedOutput(scratch)

@@ -19,10 +19,25 @@ public enum InterruptCleanup {
         return table
     }()
 
-    /// Installs the handlers (call once, from the executable).
+    /// Installs the handlers (call once, from the executable). A signal the
+    /// caller ignores stays ignored, as the convention goes: `nohup analyze …`
+    /// must outlive its terminal, and a shell script's background job is
+    /// started with SIGINT ignored so that a Ctrl-C meant for the script
+    /// leaves it running.
     public static func install() {
         _ = paths
-        for number in handled { signal(number, handle) }
+        _ = outputsWritten  // set up now, not first inside the handler
+        _ = progressLine
+        for number in handled {
+            var current = sigaction()
+            #if canImport(Glibc)
+            if sigaction(number, nil, &current) == 0,
+               unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
+                continue
+            }
+            #endif
+            signal(number, handle)
+        }
     }
 
     static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP]
@@ -48,6 +63,13 @@ public enum InterruptCleanup {
 
     static func markOutputsWritten() { outputsWritten = 1 }
 
+    /// Set while a progress line may be on standard error (a terminal): the
+    /// interrupt message then erases it instead of starting a new line.
+    nonisolated(unsafe) fileprivate static var progressLine: sig_atomic_t = 0
+
+    /// Tells the handler whether a progress line may be on screen.
+    public static func setProgressLineShown(_ shown: Bool) { progressLine = shown ? 1 : 0 }
+
     /// Runs `body` with the handled signals held back, so a group of renames
     /// is never cut in half.
     static func withSignalsBlocked<R>(_ body: () throws(AnalyzeError) -> R) throws(AnalyzeError) -> R {
@@ -67,6 +89,8 @@ private func handle(_ signal: Int32) {
     let message: StaticString = InterruptCleanup.outputsWritten != 0
         ? "\nanalyze: interrupted after all outputs were written\n"
         : "\nanalyze: interrupted; no output written\n"
-    _ = write(STDERR_FILENO, message.utf8Start, message.utf8CodeUnitCount)
+    let start: StaticString = InterruptCleanup.progressLine != 0 ? "\r\u{1B}[K" : "\n"
+    _ = write(STDERR_FILENO, start.utf8Start, start.utf8CodeUnitCount)
+    _ = write(STDERR_FILENO, message.utf8Start + 1, message.utf8CodeUnitCount - 1)
     _exit(128 + signal)
 }
