@@ -58,11 +58,12 @@ final class ProgressDisplay: @unchecked Sendable {
     private let progress: Analyzer.Progress
     private let started: Double
     private let queue = DispatchQueue(label: "analyze.progress")
-    private lazy var timer = DispatchSource.makeTimerSource(queue: queue)
+    private let timer: DispatchSourceTimer
 
     init(_ progress: Analyzer.Progress, started: Double) {
         self.progress = progress
         self.started = started
+        timer = DispatchSource.makeTimerSource(queue: queue)
     }
 
     func start() {
