@@ -246,6 +246,67 @@ final class DeflateDecoderTests: XCTestCase {
         XCTAssertEqual(reason([0x1B, 0x03]), "invalid literal/length code")
     }
 
+    /// Deflate bits, least significant first; Huffman codes most significant
+    /// bit first (RFC 1951 §3.1.1).
+    private struct BitWriter {
+        var bytes: [UInt8] = []
+        var count = 0
+        mutating func put(_ value: Int, _ bits: Int) {
+            for k in 0..<bits {
+                if count % 8 == 0 { bytes.append(0) }
+                if (value >> k) & 1 == 1 { bytes[bytes.count - 1] |= 1 << UInt8(count % 8) }
+                count += 1
+            }
+        }
+        mutating func code(_ value: Int, _ bits: Int) {
+            for k in stride(from: bits - 1, through: 0, by: -1) { put((value >> k) & 1, 1) }
+        }
+        /// A fixed-code literal 0–143 (8 bits from 0x30).
+        mutating func literal(_ byte: UInt8) { code(0x30 + Int(byte), 8) }
+    }
+
+    /// Branches the damaged zlib streams reach only by chance (zlib's
+    /// compressor never writes them), each against zlib's own verdict.
+    func testRareBranchesAgreeWithZlib() {
+        func bothSay(_ data: [UInt8], text: [UInt8] = [], file: StaticString = #filePath, line: UInt = #line) -> Outcome {
+            var a = SplitMix64(3), b = SplitMix64(3)
+            let byZlib = decode(member(data: data, text: text), with: ZlibInflateBackend(), inputPiece: 1 << 20,
+                                outputPiece: 1 << 20, random: &a)
+            let byBuiltIn = decode(member(data: data, text: text), with: BuiltInInflateBackend(), inputPiece: 3,
+                                   outputPiece: 7, random: &b)
+            XCTAssertEqual(byBuiltIn, byZlib, file: file, line: line)
+            return byBuiltIn
+        }
+        // Fixed codes: 'a', then length 3 (257: 0000001) at distance code 30 (11110), invalid in use.
+        var w = BitWriter()
+        w.put(1, 1); w.put(1, 2); w.literal(UInt8(ascii: "a")); w.code(1, 7); w.code(30, 5); w.code(0, 7)
+        XCTAssertEqual(bothSay(w.bytes), .failed("invalid distance code"))
+        // 'a', then length 258 as code 284 (11000100) with extra bits 31, distance 1, end of block.
+        w = BitWriter()
+        w.put(1, 1); w.put(1, 2); w.literal(UInt8(ascii: "a")); w.code(0xC4, 8); w.put(31, 5); w.code(0, 5); w.code(0, 7)
+        let run = [UInt8](repeating: UInt8(ascii: "a"), count: 259)
+        XCTAssertEqual(bothSay(w.bytes, text: run), .decoded(run))
+        // Dynamic headers counting 287 literal/length or 31 distance codes.
+        for (hlit, hdist) in [(287, 1), (288, 1), (257, 31), (257, 32)] {
+            w = BitWriter()
+            w.put(1, 1); w.put(2, 2); w.put(hlit - 257, 5); w.put(hdist - 1, 5); w.put(0, 4)
+            w.put(0, 64)
+            XCTAssertEqual(bothSay(w.bytes), .failed("too many length or distance symbols"), "HLIT \(hlit), HDIST \(hdist)")
+        }
+        // A member may not reach back into the one before: the window starts empty.
+        var first = BitWriter()
+        first.put(1, 1); first.put(1, 2); first.literal(UInt8(ascii: "a")); first.code(0, 7)
+        var second = BitWriter()
+        second.put(1, 1); second.put(1, 2); second.code(1, 7); second.code(0, 5); second.code(0, 7)
+        let backend = BuiltInInflateBackend()
+        var random = SplitMix64(4)
+        XCTAssertEqual(decode(member(data: first.bytes, text: Array("a".utf8)), with: backend, inputPiece: 4, outputPiece: 4,
+                              random: &random), .decoded(Array("a".utf8)))
+        backend.reset()  // as GzipInflater does between members
+        XCTAssertEqual(decode(member(data: second.bytes, text: Array("aaa".utf8)), with: backend, inputPiece: 4,
+                              outputPiece: 4, random: &random), .failed("invalid distance too far back"))
+    }
+
     func testStoredAndFixedBlocksAndEmptyMembersDecode() {
         var random = SplitMix64(2)
         // A stored block "hello" then an empty final stored block.
