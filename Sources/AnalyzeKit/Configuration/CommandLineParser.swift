@@ -13,7 +13,7 @@ public enum CommandLineRequest: Equatable, Sendable {
 /// its last value, and only that value is checked (`--threads 0 --threads 4`
 /// runs with 4, as the reference implementation does).
 public enum CommandLineParser {
-    /// The options that take a value, in the order their values are checked.
+    /// The options that take a value (checked once all arguments are read).
     private static let valueOptions = [
         "--out", "--timezone", "--threads", "--max-reject-rate", "--max-reject-rows", "--max-line-bytes",
     ]

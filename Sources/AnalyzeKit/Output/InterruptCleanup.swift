@@ -29,8 +29,8 @@ public enum InterruptCleanup {
         _ = outputsWritten  // set up now, not first inside the handler
         _ = progressLine
         for number in handled {
-            var current = sigaction()
             #if canImport(Glibc)
+            var current = sigaction()
             if sigaction(number, nil, &current) == 0,
                unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
                 continue
@@ -86,11 +86,12 @@ private func handle(_ signal: Int32) {
     for slot in 0..<InterruptCleanup.capacity {
         if let path = InterruptCleanup.paths[slot] { unlink(path) }
     }
-    let message: StaticString = InterruptCleanup.outputsWritten != 0
-        ? "\nanalyze: interrupted after all outputs were written\n"
-        : "\nanalyze: interrupted; no output written\n"
+    // On a line of its own: over the progress line (erased), else below what was there.
     let start: StaticString = InterruptCleanup.progressLine != 0 ? "\r\u{1B}[K" : "\n"
+    let message: StaticString = InterruptCleanup.outputsWritten != 0
+        ? "analyze: interrupted after all outputs were written\n"
+        : "analyze: interrupted; no output written\n"
     _ = write(STDERR_FILENO, start.utf8Start, start.utf8CodeUnitCount)
-    _ = write(STDERR_FILENO, message.utf8Start + 1, message.utf8CodeUnitCount - 1)
+    _ = write(STDERR_FILENO, message.utf8Start, message.utf8CodeUnitCount)
     _exit(128 + signal)
 }
