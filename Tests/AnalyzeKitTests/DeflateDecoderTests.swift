@@ -307,6 +307,155 @@ final class DeflateDecoderTests: XCTestCase {
                               outputPiece: 4, random: &random), .failed("invalid distance too far back"))
     }
 
+    /// RFC 1951 §3.2.2: the canonical code of each symbol with a nonzero length.
+    private func canonicalCodes(_ lengths: [Int]) -> [Int] {
+        var perLength = [Int](repeating: 0, count: 16)
+        for length in lengths where length > 0 { perLength[length] += 1 }
+        var next = [Int](repeating: 0, count: 16)
+        var code = 0
+        for bits in 1...15 {
+            code = (code + perLength[bits - 1]) << 1
+            next[bits] = code
+        }
+        return lengths.map { length in
+            guard length > 0 else { return -1 }
+            defer { next[length] += 1 }
+            return next[length]
+        }
+    }
+
+    /// A final dynamic block's header. The code-length code gives symbols 0–15
+    /// 5 bits, 16 two and 17–18 three (complete) unless `codeLengthLengths`
+    /// says otherwise; every length is written plainly unless `items` lists the
+    /// code-length symbols (with their repeat bits) to write instead.
+    private func dynamicHeader(literalLengths: [Int], distanceLengths: [Int], items: [(symbol: Int, extra: Int)]? = nil,
+                               codeLengthLengths: [Int]? = nil) -> BitWriter {
+        let order = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
+        let codeLengthLengths = codeLengthLengths ?? ([Int](repeating: 5, count: 16) + [2, 3, 3])
+        let codeLengthCodes = canonicalCodes(codeLengthLengths)
+        var w = BitWriter()
+        w.put(1, 1); w.put(2, 2)
+        w.put(literalLengths.count - 257, 5); w.put(distanceLengths.count - 1, 5); w.put(19 - 4, 4)
+        for symbol in order { w.put(codeLengthLengths[symbol], 3) }
+        for (symbol, extra) in items ?? (literalLengths + distanceLengths).map({ ($0, 0) }) {
+            w.code(codeLengthCodes[symbol], codeLengthLengths[symbol])
+            switch symbol {
+            case 16: w.put(extra, 2)
+            case 17: w.put(extra, 3)
+            case 18: w.put(extra, 7)
+            default: break
+            }
+        }
+        return w
+    }
+
+    /// Lengths for `count` symbols, zero but for those given.
+    private func lengths(_ count: Int, _ given: [Int: Int]) -> [Int] {
+        (0..<count).map { given[$0] ?? 0 }
+    }
+
+    /// Dynamic trees zlib's compressor never writes (repeat codes at the edges,
+    /// one-code and empty trees, 15-bit codes, sets that are over-subscribed or
+    /// incomplete), each against zlib's own verdict.
+    func testHandBuiltDynamicTreesAgreeWithZlib() {
+        func bothSay(_ data: [UInt8], text: [UInt8] = [], file: StaticString = #filePath, line: UInt = #line) -> Outcome {
+            var a = SplitMix64(5), b = SplitMix64(5)
+            let byZlib = decode(member(data: data, text: text), with: ZlibInflateBackend(), inputPiece: 1 << 20,
+                                outputPiece: 1 << 20, random: &a)
+            let byBuiltIn = decode(member(data: data, text: text), with: BuiltInInflateBackend(), inputPiece: 2,
+                                   outputPiece: 3, random: &b)
+            XCTAssertEqual(byBuiltIn, byZlib, file: file, line: line)
+            return byBuiltIn
+        }
+        let a = Int(UInt8(ascii: "a")), b = Int(UInt8(ascii: "b"))
+        let oneLiteral = lengths(257, [a: 1, 256: 1])
+        var w: BitWriter
+
+        // Repeat code 16 with no length before it.
+        w = dynamicHeader(literalLengths: oneLiteral, distanceLengths: [1], items: [(16, 0)])
+        w.put(0, 64)
+        XCTAssertEqual(bothSay(w.bytes), .failed("invalid bit length repeat"))
+        // Repeats running past the 258 lengths: 138 zeros twice.
+        w = dynamicHeader(literalLengths: oneLiteral, distanceLengths: [1], items: [(18, 127), (18, 127)])
+        w.put(0, 64)
+        XCTAssertEqual(bothSay(w.bytes), .failed("invalid bit length repeat"))
+        // Repeat code 17 one past the end: 97 zeros, 'a' 1, 158 zeros, end-of-block 1,
+        // then 3 zeros where two distance lengths are left (HDIST 2).
+        w = dynamicHeader(literalLengths: oneLiteral, distanceLengths: [0, 0],
+                          items: [(18, 86), (1, 0), (18, 127), (18, 9), (1, 0), (17, 0)])
+        w.put(0, 64)
+        XCTAssertEqual(bothSay(w.bytes), .failed("invalid bit length repeat"))
+        // Code 16 repeating the end-of-block's length across into the distance lengths:
+        // 'a', 'b', 256 and 257 two bits each, distance codes 0–3 two bits each.
+        let crossing: [(symbol: Int, extra: Int)] = [(18, 86), (2, 0), (2, 0), (18, 127), (18, 8), (2, 0), (16, 2)]
+        let crossingLiterals = lengths(258, [a: 2, b: 2, 256: 2, 257: 2])
+        let crossingCodes = canonicalCodes(crossingLiterals)
+        w = dynamicHeader(literalLengths: crossingLiterals, distanceLengths: [2, 2, 2, 2], items: crossing)
+        // 'a', 'b', then length 3 (257) at distance 2 (distance code 1, code 01), end of block.
+        w.code(crossingCodes[a], 2); w.code(crossingCodes[b], 2); w.code(crossingCodes[257], 2); w.code(1, 2)
+        w.code(crossingCodes[256], 2)
+        XCTAssertEqual(bothSay(w.bytes, text: Array("ababa".utf8)), .decoded(Array("ababa".utf8)))
+
+        // A distance tree of one 1-bit code: code 0 decodes, code 1 is invalid.
+        let withLength = lengths(258, [a: 1, 256: 2, 257: 2])
+        let withLengthCodes = canonicalCodes(withLength)
+        for (distanceBit, expected) in [(0, Outcome.decoded(Array("aaaa".utf8))), (1, .failed("invalid distance code"))] {
+            w = dynamicHeader(literalLengths: withLength, distanceLengths: [1])
+            w.code(withLengthCodes[a], 1); w.code(withLengthCodes[257], 2); w.code(distanceBit, 1)
+            w.code(withLengthCodes[256], 2)
+            XCTAssertEqual(bothSay(w.bytes, text: Array("aaaa".utf8)), expected, "distance bit \(distanceBit)")
+        }
+        // No distance code at all: literals decode, a length has no distance to use.
+        for useLength in [false, true] {
+            w = dynamicHeader(literalLengths: withLength, distanceLengths: [0])
+            w.code(withLengthCodes[a], 1)
+            if useLength { w.code(withLengthCodes[257], 2); w.code(0, 1) }
+            w.code(withLengthCodes[256], 2)
+            XCTAssertEqual(bothSay(w.bytes, text: Array("a".utf8)),
+                           useLength ? .failed("invalid distance code") : .decoded(Array("a".utf8)))
+        }
+        // A literal/length tree of the end-of-block code alone: an empty block; its
+        // unused pattern is an invalid code.
+        for (bit, expected) in [(0, Outcome.decoded([])), (1, .failed("invalid literal/length code"))] {
+            w = dynamicHeader(literalLengths: lengths(257, [256: 1]), distanceLengths: [0])
+            w.put(bit, 1)
+            XCTAssertEqual(bothSay(w.bytes), expected, "bit \(bit)")
+        }
+
+        // 15-bit codes (the longest): 'A'… with lengths 1 to 15, end-of-block 15.
+        var deep: [Int: Int] = [256: 15]
+        for k in 0..<15 { deep[65 + k] = k + 1 }
+        let deepLiterals = lengths(257, deep)
+        let deepCodes = canonicalCodes(deepLiterals)
+        let deepText = Array("ONMLKJIHGFEDCBAO".utf8)
+        w = dynamicHeader(literalLengths: deepLiterals, distanceLengths: [0])
+        for byte in deepText { w.code(deepCodes[Int(byte)], deepLiterals[Int(byte)]) }
+        w.code(deepCodes[256], 15)
+        XCTAssertEqual(bothSay(w.bytes, text: deepText), .decoded(deepText))
+
+        // Sets that are over-subscribed or incomplete (more than one code).
+        let badSets: [(literals: [Int], distances: [Int], expected: String)] = [
+            (lengths(257, [a: 1, b: 1, 256: 1]), [1], "invalid literal/lengths set"),
+            (lengths(257, [a: 2, 256: 2]), [1], "invalid literal/lengths set"),
+            (oneLiteral, [1, 1, 1], "invalid distances set"),
+            (oneLiteral, [2, 2], "invalid distances set"),
+            (lengths(257, [a: 1]), [1], "invalid code -- missing end-of-block"),
+        ]
+        for (literals, distances, expected) in badSets {
+            w = dynamicHeader(literalLengths: literals, distanceLengths: distances)
+            w.put(0, 16)
+            XCTAssertEqual(bothSay(w.bytes), .failed(expected), expected)
+        }
+        // A code-length code of one 1-bit code (allowed for distances, not here), and an
+        // over-subscribed one.
+        for codeLengthLengths in [lengths(19, [0: 1]), lengths(19, [0: 1, 1: 1, 2: 1])] {
+            w = dynamicHeader(literalLengths: oneLiteral, distanceLengths: [1], items: [],
+                              codeLengthLengths: codeLengthLengths)
+            w.put(0, 64)
+            XCTAssertEqual(bothSay(w.bytes), .failed("invalid code lengths set"))
+        }
+    }
+
     func testStoredAndFixedBlocksAndEmptyMembersDecode() {
         var random = SplitMix64(2)
         // A stored block "hello" then an empty final stored block.
