@@ -32,10 +32,11 @@ final class HashingAndInterningTests: XCTestCase {
                 (0..<width).reduce(UInt64(0)) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) }
             }
             let n = bytes.count
-            var h = seed ^ (UInt64(n) &* p0)
+            let t = seed ^ ByteHash.key
+            var h = t ^ (UInt64(n) &* p0)
             var i = 0
             while n - i > 16 {
-                h = mix(word(i, 8) ^ p1 ^ h, word(i + 8, 8) ^ p3)
+                h = mix(word(i, 8) ^ p1 ^ h, word(i + 8, 8) ^ p3 ^ t)
                 i += 16
             }
             let last: (UInt64, UInt64)
@@ -46,7 +47,7 @@ final class HashingAndInterningTests: XCTestCase {
             case 1...3: last = (UInt64(bytes[0]) | UInt64(bytes[n / 2]) << 8 | UInt64(bytes[n - 1]) << 16, 0)
             default: last = (0, 0)
             }
-            h = mix(last.0 ^ p2 ^ h, last.1 ^ p3)
+            h = mix(last.0 ^ p2 ^ h, last.1 ^ p3 ^ t)
             return mix(h ^ p2, p1 ^ UInt64(n))
         }
         var rng = SplitMix64(23)
@@ -60,6 +61,29 @@ final class HashingAndInterningTests: XCTestCase {
                 }
             }
         }
+    }
+
+    /// Regression (forty-first session): a block whose second word was the
+    /// constant `p3` multiplied the state by zero in both lanes, whatever the
+    /// seed, so every packed UUID ending in `a5d9-f1e7b3c59d8a` had one event
+    /// key. The zero operand now depends on the lane's seed and the key.
+    func testNoFixedWordErasesBothLanes() {
+        let p3: UInt64 = 0x8a9d_c5b3_e7f1_d9a5
+        var keys = Set<EventKey>()
+        var tags = Set<UInt64>()
+        for first: UInt64 in [0, 1, 0x1111_1111_2222_3333, 0xDEAD_BEEF_0000_4000, 0x0123_4567_89AB_4CDE] {
+            keys.insert(EventKey(packedID: (first, p3), kind: .lowerUUID))
+            _ = withUnsafeBytes(of: (first, p3)) { tags.insert(ByteHash.hash($0, seed: 0x1d)) }
+        }
+        XCTAssertEqual(keys.count, 5)
+        XCTAssertEqual(tags.count, 5)
+        // Neither lane is erased by a second word equal to its own zero operand
+        // for the other lane.
+        let seeds: (UInt64, UInt64) = (0x243f_6a88_85a3_08d3, 0x1319_8a2e_0370_7344)
+        let zeroForLane0 = seeds.0 ^ ByteHash.key ^ p3
+        let a = withUnsafeBytes(of: (UInt64(1), zeroForLane0)) { ByteHash.hashPair($0, seeds: seeds) }
+        let b = withUnsafeBytes(of: (UInt64(2), zeroForLane0)) { ByteHash.hashPair($0, seeds: seeds) }
+        XCTAssertNotEqual(a.1, b.1, "lane 1 keeps the first word")
     }
 
     /// Every byte counts: changing any one byte of a string, at any length up

@@ -385,6 +385,41 @@ final class MetricsTests: XCTestCase {
         XCTAssertEqual(result.installsText, "date,by_device_id,by_customer_user_id,by_profile_id\n2026-11-01,1,0,1\n")
     }
 
+    /// Regression (forty-first session, found by review): ids built against the
+    /// hash's old constants were taken for one id — UUIDs whose last 8 bytes
+    /// zeroed both lanes of the event key, and two device ids and two event ids
+    /// longer than 16 bytes whose keys were made to collide. Byte-wise they are
+    /// all distinct (SPEC §2).
+    func testIDsWrittenAgainstTheHashAreStillDistinct() throws {
+        let uuids = ["00000000-0000-0000-a5d9-f1e7b3c59d8a", "11111111-2222-3333-a5d9-f1e7b3c59d8a",
+                     "DEADBEEF-0000-4000-A5D9-F1E7B3C59D8A", "01234567-89AB-4CDE-A5D9-F1E7B3C59D8A"]
+        let lines = uuids.enumerated().map { k, id in
+            event(id, "sdk_activate", "2026-11-0\(k + 1)T10:00:00Z", device: "d\(k)", profile: "p\(k)")
+        }
+        for threads in [1, 2] {
+            let result = try analyze(lines: lines, threads: threads)
+            XCTAssertEqual(result.quality("events"), "4")
+            XCTAssertEqual(result.quality("duplicates"), "0")
+            XCTAssertEqual(result.installsText, "date,by_device_id,by_customer_user_id,by_profile_id\n"
+                + "2026-11-01,1,0,1\n2026-11-02,1,0,1\n2026-11-03,1,0,1\n2026-11-04,1,0,1\n")
+        }
+        let devices = [
+            event("e1", "sdk_activate", "2026-11-01T10:00:00Z", device: "dev0000008b3fcfa$c8wnJ-1-SUFFIX-0123456789abcdef", profile: "p1"),
+            event("e2", "sdk_activate", "2026-11-02T10:00:00Z", device: "dev000000a906a1c+N9&+g#q-SUFFIX-0123456789abcdef", profile: "p2"),
+        ]
+        let byDevice = try analyze(lines: devices)
+        XCTAssertEqual(byDevice.installsText, "date,by_device_id,by_customer_user_id,by_profile_id\n"
+            + "2026-11-01,1,0,1\n2026-11-02,1,0,1\n")
+        XCTAssertEqual(byDevice.switchesText, "date,trigger,switches,devices\n")
+        let events = [
+            event("evt00000063f9b8cCVn#mb}c-SUFFIX-0123456789abcdef", "sdk_activate", "2026-11-01T10:00:00Z", device: "d1", profile: "p1"),
+            event("evt000002b7b9164R[o[+lyT-SUFFIX-0123456789abcdef", "sdk_activate", "2026-11-02T10:00:00Z", device: "d2", profile: "p2"),
+        ]
+        let byEvent = try analyze(lines: events)
+        XCTAssertEqual(byEvent.quality("events"), "2")
+        XCTAssertEqual(byEvent.quality("duplicates"), "0")
+    }
+
     func testQualityRowsInSpecOrder() throws {
         let result = try analyze(lines: ["", "   ", "[1]", event("a", "logout", "2026-11-01T00:00:00Z")])
         XCTAssertEqual(result.qualityText.split(separator: "\n").map { $0.split(separator: ",")[0] }, [

@@ -32,10 +32,15 @@ enum AnalyzeBinary {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
-    static func run(_ arguments: [String], stdin: Data? = nil, in directory: String? = nil) throws -> BinaryRun {
+    /// `environment` adds variables to this process's own.
+    static func run(_ arguments: [String], stdin: Data? = nil, in directory: String? = nil,
+                    environment: [String: String] = [:]) throws -> BinaryRun {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out

@@ -1,3 +1,4 @@
+import EventGenerator
 import Foundation
 import XCTest
 
@@ -23,6 +24,26 @@ final class CommandLineTests: XCTestCase {
             XCTAssertEqual(actual, expected, "\(name) differs from sample-data/expected/\(name)")
         }
         XCTAssertEqual(Set(Scratch.snapshot(out).keys), Set(csvNames), "no temporary files are left behind")
+    }
+
+    /// The hashes behind every table are keyed at random per run
+    /// (``ByteHash``); no byte of any output may depend on the key. Three
+    /// fixed keys, 0 included, and a random one, on a noisy generated export.
+    func testNoOutputDependsOnTheHashKey() throws {
+        let scratch = Scratch()
+        let configuration = GeneratorConfiguration(seed: 41, events: 8_000, days: 6, noise: 0.05, crlf: false)
+        let input = scratch.write("events.ndjson.gz", Data(generateGzipExport(configuration, members: 2)))
+        var outputs: [[String: Data]] = []
+        for key in ["0", "1", "18446744073709551615", nil] {
+            let out = scratch.path + "/out-" + (key ?? "random")
+            let run = try AnalyzeBinary.run(["--quiet", "--out", out, input],
+                                            environment: key.map { ["ANALYZE_HASH_SEED": $0] } ?? [:])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            outputs.append(Scratch.snapshot(out))
+        }
+        XCTAssertEqual(Set(outputs[0].keys), Set(csvNames))
+        XCTAssertGreaterThan(outputs[0]["quiz_answers.csv"]?.count ?? 0, 200, "the export has quiz answers")
+        for other in outputs.dropFirst() { XCTAssertEqual(other, outputs[0]) }
     }
 
     func testHelpAndVersionGoToStandardOutput() throws {

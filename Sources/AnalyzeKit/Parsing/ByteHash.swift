@@ -1,19 +1,35 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Fast 64-bit hashing of byte strings (a multiply-fold mixer in the style of
 /// wyhash), used for the event-id keys, the identity keys, the interners and
 /// action fingerprints.
 ///
-/// Not cryptographic. Two seeds give two independent lanes; the event-id key
-/// uses both (128 bits), so an accidental collision among even 10^10 distinct
-/// ids has a probability below 10^-18.
+/// Not cryptographic, but keyed: every lane's seed is combined with a
+/// process-wide ``key`` drawn at random when a run starts, so that ids
+/// written to collide (two `customer_user_id`s chosen by a user, say) cannot
+/// be computed from this source. Two seeds give two independent lanes; the
+/// event-id key uses both (128 bits), so an accidental collision among even
+/// 10^10 distinct ids has a probability below 10^-18. No result depends on
+/// the key (the determinism tests run with several).
 ///
-/// The definition, per lane with seed `s`, for `n` bytes: the state starts at
-/// `s ^ n·p0`; every 16-byte block but the last is folded in as
-/// `mix(w0 ^ p1 ^ state, w1 ^ p3)` (`w0`, `w1` its two little-endian words);
-/// the last block the same way, with `p2` for `p1` — the final 16 bytes when
-/// `n > 16` (overlapping the block before), else the bytes themselves read as
-/// two overlapping words (see ``lastBlock(_:)``); the result is
-/// `mix(state ^ p2, p1 ^ n)`. Every byte is read, so for one length the blocks
-/// determine the bytes.
+/// The definition, per lane with seed `s` and key `k`, for `n` bytes: let
+/// `t = s ^ k`; the state starts at `t ^ n·p0`; every 16-byte block but the
+/// last is folded in as `mix(w0 ^ p1 ^ state, w1 ^ p3 ^ t)` (`w0`, `w1` its
+/// two little-endian words); the last block the same way, with `p2` for `p1`
+/// — the final 16 bytes when `n > 16` (overlapping the block before), else
+/// the bytes themselves read as two overlapping words (see
+/// ``lastBlock(_:)``); the result is `mix(state ^ p2, p1 ^ n)`. Every byte is
+/// read, so for one length the blocks determine the bytes.
+///
+/// A multiplication by zero erases the state. Which words give a zero
+/// operand depends on the lane's seed and the key (until the forty-first
+/// session the second operand was `w1 ^ p3` alone: any 16-byte id whose
+/// second word was `p3`, such as every UUID ending in `a5d9-f1e7b3c59d8a`,
+/// had the same key in both lanes).
 ///
 /// Performance: one 64×64→128-bit multiply per 16 input bytes and lane (a
 /// 36-byte UUID: three, plus one to finish); `hashPair` reads the bytes once
@@ -22,9 +38,15 @@ enum ByteHash {
     private static let p0: UInt64 = 0xa076_1d64_78bd_642f
     private static let p1: UInt64 = 0xe703_7ed1_a0b4_28db
     private static let p2: UInt64 = 0x8ebc_6af0_9c88_c6e3
-    /// Every byte has its high bit set, so ASCII text never cancels it (a
-    /// zero operand would erase the state).
     private static let p3: UInt64 = 0x8a9d_c5b3_e7f1_d9a5
+
+    /// The process-wide key: `ANALYZE_HASH_SEED` (an unsigned 64-bit decimal
+    /// integer, for reproducing a run's hashes) when set, else random.
+    static let key: UInt64 = {
+        if let text = getenv("ANALYZE_HASH_SEED"), let value = UInt64(String(cString: text)) { return value }
+        var generator = SystemRandomNumberGenerator()
+        return generator.next()
+    }()
 
     @inline(__always)
     static func mix(_ a: UInt64, _ b: UInt64) -> UInt64 {
@@ -34,9 +56,10 @@ enum ByteHash {
 
     static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
         let n = UInt64(truncatingIfNeeded: bytes.count)
-        var h = seed ^ (n &* p0)
-        let last = forEachBlock(of: bytes) { w0, w1 in h = mix(w0 ^ p1 ^ h, w1 ^ p3) }
-        h = mix(last.0 ^ p2 ^ h, last.1 ^ p3)
+        let t = seed ^ key, q = t ^ p3
+        var h = t ^ (n &* p0)
+        let last = forEachBlock(of: bytes) { w0, w1 in h = mix(w0 ^ p1 ^ h, w1 ^ q) }
+        h = mix(last.0 ^ p2 ^ h, last.1 ^ q)
         return mix(h ^ p2, p1 ^ n)
     }
 
@@ -44,13 +67,15 @@ enum ByteHash {
     /// reading the bytes once.
     static func hashPair(_ bytes: UnsafeRawBufferPointer, seeds: (UInt64, UInt64)) -> (UInt64, UInt64) {
         let n = UInt64(truncatingIfNeeded: bytes.count)
-        var h0 = seeds.0 ^ (n &* p0), h1 = seeds.1 ^ (n &* p0)
+        let t0 = seeds.0 ^ key, t1 = seeds.1 ^ key
+        let q0 = t0 ^ p3, q1 = t1 ^ p3
+        var h0 = t0 ^ (n &* p0), h1 = t1 ^ (n &* p0)
         let last = forEachBlock(of: bytes) { w0, w1 in
-            h0 = mix(w0 ^ p1 ^ h0, w1 ^ p3)
-            h1 = mix(w0 ^ p1 ^ h1, w1 ^ p3)
+            h0 = mix(w0 ^ p1 ^ h0, w1 ^ q0)
+            h1 = mix(w0 ^ p1 ^ h1, w1 ^ q1)
         }
-        h0 = mix(last.0 ^ p2 ^ h0, last.1 ^ p3)
-        h1 = mix(last.0 ^ p2 ^ h1, last.1 ^ p3)
+        h0 = mix(last.0 ^ p2 ^ h0, last.1 ^ q0)
+        h1 = mix(last.0 ^ p2 ^ h1, last.1 ^ q1)
         return (mix(h0 ^ p2, p1 ^ n), mix(h1 ^ p2, p1 ^ n))
     }
 
