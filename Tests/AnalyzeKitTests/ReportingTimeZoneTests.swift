@@ -14,6 +14,8 @@ final class ReportingTimeZoneTests: XCTestCase {
             "UTC", "+09:00", "-00:00", "+00:00", "+05:30", "-03:00", "+23:59", "-23:59",
             "Asia/Tokyo", "America/New_York", "Europe/London", "Asia/Kolkata", "Asia/Calcutta",
             "Etc/UTC", "Etc/GMT-9", "GMT", "US/Eastern", "America/Argentina/Buenos_Aires",
+            // IANA links to Etc/GMT (forty-first session: refused before).
+            "GMT+0", "GMT-0", "GMT0", "Etc/GMT+0",
         ] {
             let zone = try XCTUnwrap(ReportingTimeZone(parsing: name), name)
             XCTAssertEqual(zone.name, name)
@@ -33,8 +35,19 @@ final class ReportingTimeZoneTests: XCTestCase {
             "+0900", "+9:00", "+9", "09:00", "+24:00", "+09:60", "+09:00:00", "\u{2212}09:00",
             "GMT+9", "GMT+09:00", "GMT+0900", "UTC+9", "UTC+09:00",
             "JST", "IST", "CST", "SystemV/EST5",
+            // ICU knows these, IANA does not (forty-first session: accepted before).
+            "PST", "US/Pacific-New", "Canada/East-Saskatchewan",
         ] {
             XCTAssertNil(ReportingTimeZone(parsing: name), name)
+        }
+    }
+
+    /// GMT+0 and GMT-0 are GMT under their own names.
+    func testGMTPlusAndMinusZeroAreGMT() throws {
+        for name in ["GMT+0", "GMT-0"] {
+            XCTAssertEqual(try day(name, 86_400 - 1), 0, name)
+            XCTAssertEqual(try day(name, 86_400), 1, name)
+            XCTAssertEqual(try day(name, 1_781_481_600), 20_619, name)  // 2026-06-15, no summer time
         }
     }
 

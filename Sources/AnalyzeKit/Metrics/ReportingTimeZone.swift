@@ -55,7 +55,7 @@ public struct ReportingTimeZone: Sendable, Equatable {
     /// offset spellings (`+0900`, `+9:00`, `+24:00`, `GMT+9`, `UTC+09:00`), the
     /// empty string, and names that ICU knows but that are not IANA zones (the
     /// Java-compatibility abbreviations such as `JST`, `IST` or `CST`, which
-    /// are also ambiguous, and `SystemV/...`).
+    /// are also ambiguous, `SystemV/...`, and names IANA removed).
     ///
     /// Foundation's `TimeZone(identifier:)` is lenient on Linux (it maps
     /// `GMT+9` to `GMT+0900` and `UTC` to `GMT`, and ICU ignores anything
@@ -76,6 +76,12 @@ public struct ReportingTimeZone: Sendable, Equatable {
         var utf8 = text
         if let offset = utf8.withUTF8({ TimestampParser.parseNumericOffset(UnsafeRawBufferPointer($0)) }) {
             self.init(name: text, offsets: OffsetTable(fixed: offset))
+            return
+        }
+        // IANA links to Etc/GMT whose spelling the prefix rule below refuses
+        // (and Foundation renames).
+        if text == "GMT+0" || text == "GMT-0", let zone = TimeZone(identifier: "GMT") {
+            self.init(name: text, offsets: OffsetTable(zone: zone))
             return
         }
         guard Self.mayBeIANAName(text),
@@ -115,14 +121,19 @@ public struct ReportingTimeZone: Sendable, Equatable {
         return allowed && !text.isEmpty
             && !["GMT+", "GMT-", "UTC+", "UTC-"].contains(where: text.hasPrefix)
             && !text.hasPrefix("SystemV/")
-            && !javaCompatibilityIDs.contains(text)
+            && !nonIANAIDs.contains(text)
     }
 
-    /// ICU's zone ids inherited from Java's `TimeZone` that the IANA database
-    /// does not have.
-    private static let javaCompatibilityIDs: Set<String> = [
+    /// ICU's zone ids that the IANA database (2025b, backward links included)
+    /// does not have, `SystemV/` aside: those inherited from Java's
+    /// `TimeZone`, and two names IANA removed (`US/Pacific-New` in 2020b,
+    /// `Canada/East-Saskatchewan` in 2017c). Found by trying every string of
+    /// ICU's data that looks like a zone name against Foundation, and
+    /// comparing with `tzdata.zi`'s zones and links.
+    private static let nonIANAIDs: Set<String> = [
         "ACT", "AET", "AGT", "ART", "AST", "BET", "BST", "CAT", "CNT", "CST", "CTT", "EAT",
-        "ECT", "IET", "IST", "JST", "MIT", "NET", "NST", "PLT", "PNT", "PRT", "SST", "VST",
+        "ECT", "IET", "IST", "JST", "MIT", "NET", "NST", "PLT", "PNT", "PRT", "PST", "SST", "VST",
+        "Canada/East-Saskatchewan", "US/Pacific-New",
     ]
 }
 
