@@ -328,6 +328,16 @@ final class FailureMatrixTests: XCTestCase {
             assertFailure(run, exit: 2, mentions: ["'\(path)'", "byte offset"], out: out, before: before, name)
             restore(out, before)
         }
+        // Fewer than 4 bytes after a member: damage where they cannot begin a
+        // header, a truncation where they can (forty-first session, found by
+        // review: `1f 00` was called a truncation).
+        for (tail, word) in [([UInt8]([0x1f, 0x00]), "invalid gzip header"), ([0x1f, 0x8b, 0x07], "invalid gzip header"),
+                             ([0x1f, 0x8b, 0x08], "truncated")] {
+            let path = scratch.write("short-tail.ndjson.gz", gz + Data(tail))
+            let run = try Child.run(analyze, ["--out", out, path])
+            assertFailure(run, exit: 2, mentions: ["'\(path)'", "byte offset", word], out: out, before: before, "\(tail)")
+            restore(out, before)
+        }
         for name in ["badcrc.gz", "corrupt.gz", "garbage-1f.gz", "garbage.gz", "magic-only.ndjson", "truncated-mid.gz",
                      "truncated.gz", "zeros-then-member.gz"] {
             let path = example("gzip/bad/" + name)

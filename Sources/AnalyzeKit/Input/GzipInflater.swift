@@ -87,10 +87,20 @@ final class GzipInflater {
     /// zlib checks this itself; ISA-L does not check the reserved bits.
     private func checkMemberHeader() throws(AnalyzeError) {
         try ensurePending(4)
-        guard inputCount - consumed >= 4 else { return }  // truncation is reported by the backend path
-        guard input[consumed] == 0x1f, input[consumed + 1] == 0x8b, input[consumed + 2] == 8,
-              input[consumed + 3] & 0xE0 == 0
-        else { throw damage("invalid gzip header") }
+        // Fewer than 4 bytes left: those there are checked (`1f 00` at the end
+        // is damage, not a truncated member); a right prefix is a truncation,
+        // which the backend path reports.
+        let available = min(4, inputCount - consumed)
+        let fits = (0..<available).allSatisfy { k in
+            let byte = input[consumed + k]
+            switch k {
+            case 0: return byte == 0x1f
+            case 1: return byte == 0x8b
+            case 2: return byte == 8
+            default: return byte & 0xE0 == 0
+            }
+        }
+        guard fits else { throw damage("invalid gzip header") }
     }
 
     private func damage(_ what: String) -> AnalyzeError {
