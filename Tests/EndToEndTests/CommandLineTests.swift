@@ -164,6 +164,16 @@ final class CommandLineTests: XCTestCase {
         let run = try AnalyzeBinary.run(["--out", file, sample("events.ndjson.gz")])
         XCTAssertEqual(run.status, 2)
         XCTAssertTrue(run.stderr.contains(file), run.stderr)
+        // A name too long to create is found before the input, whose damage is
+        // then never reached (forty-first session: found after reading it).
+        let truncated = scratch.write("truncated.ndjson.gz", Data([0x1f, 0x8b, 0x08, 0]))
+        for out in [scratch.path + "/" + String(repeating: "n", count: 300) + "/x",
+                    scratch.path + "/" + String(repeating: "m", count: 256)] {
+            let early = try AnalyzeBinary.run(["--out", out, truncated])
+            XCTAssertEqual(early.status, 2)
+            XCTAssertTrue(early.stderr.contains("cannot create") && early.stderr.contains("File name too long"), early.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+        }
     }
 
     /// SPEC §4.1 zero-fills installs.csv from the first install day to the last, so

@@ -26,7 +26,11 @@ struct OutputDirectory {
             }
             return
         }
-        // Not there yet: the nearest existing ancestor must let us create it.
+        // Not there yet: no name in it may be too long to create (NAME_MAX,
+        // PATH_MAX), and the nearest existing ancestor must let us create it.
+        if path.utf8.count >= Int(PATH_MAX) || path.utf8.split(separator: UInt8(ascii: "/")).contains(where: { $0.count > Int(NAME_MAX) }) {
+            throw .input("cannot create '\(path)': \(String(cString: strerror(ENAMETOOLONG)))")
+        }
         var ancestor = path
         while true {
             ancestor = Self.parent(of: ancestor)
