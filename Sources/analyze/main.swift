@@ -17,7 +17,11 @@ func fail(_ error: AnalyzeError) -> Never {
 
 let request: CommandLineRequest
 do {
-    request = try CommandLineParser.parse(Array(CommandLine.arguments.dropFirst()))
+    // argv's bytes, not `CommandLine.arguments`: a path need not be UTF-8.
+    let arguments = (1..<Int(CommandLine.argc)).map { index in
+        CommandLine.unsafeArgv[index].map { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? []
+    }
+    request = try CommandLineParser.parse(rawArguments: arguments)
 } catch {
     fail(error)
 }

@@ -142,6 +142,42 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(rejects, "file,line,reason\n\(input),3,invalid_json\n")
     }
 
+    /// A path need not be UTF-8 on Linux: a file named `caf\xe9.ndjson`, given
+    /// as an argument or found in a directory whose own name is not UTF-8, is
+    /// opened by its bytes; reports show the byte as U+FFFD, so the CSVs stay
+    /// UTF-8 (forty-first session: such a path could not be opened, exit 2).
+    func testPathsThatAreNotUTF8AreOpenedByTheirBytes() throws {
+        let scratch = Scratch()
+        let good = #"{"event_id":"e1","event_type":"sdk_activate","timestamp":"2026-11-01T10:00:00Z","device_id":"d1","profile_id":"p1"}"#
+        let bad = #"{"event_id":"e2""#
+        // The shell makes the names and passes them on as bytes (Process takes Strings).
+        let script = #"""
+            set -e
+            cd "$1"
+            name="caf$(printf '\351').ndjson"; dir="d$(printf '\351')r"
+            mkdir "$dir"
+            printf '%s\n%s\n' "$2" "$3" > "$name"
+            cp "$name" "$dir/$name"
+            "$4" --quiet --out by-argument "$name"
+            "$4" --quiet --out by-directory "$dir"
+            """#
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script, "sh", scratch.path, good, bad, AnalyzeBinary.url.path]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, stderr)
+        for (out, shown) in [("by-argument", "caf\u{FFFD}.ndjson"), ("by-directory", "d\u{FFFD}r/caf\u{FFFD}.ndjson")] {
+            let quality = try String(contentsOfFile: scratch.path + "/" + out + "/quality.csv", encoding: .utf8)
+            XCTAssertTrue(quality.contains("\nevents,1\n") && quality.contains("\nfiles,1\n"), quality)
+            let rejects = try String(contentsOfFile: scratch.path + "/" + out + "/rejects.csv", encoding: .utf8)
+            XCTAssertEqual(rejects, "file,line,reason\n\(shown),2,invalid_json\n")
+        }
+    }
+
     func testStandardInputIsReadAsDash() throws {
         let scratch = Scratch()
         let out = scratch.path + "/out"

@@ -1,6 +1,14 @@
 /// A validated configuration for one run (SPEC §5).
 public struct AnalyzeOptions: Sendable, Equatable {
-    public var paths: [String]
+    /// The input paths as the command line gave them: bytes, which on Linux
+    /// need not be UTF-8 (a file named `caf\xe9.ndjson`).
+    public var pathBytes: [[UInt8]]
+    /// The input paths as text (a byte that is not UTF-8 reads as U+FFFD);
+    /// setting them sets ``pathBytes`` to their UTF-8.
+    public var paths: [String] {
+        get { pathBytes.map { String(decoding: $0, as: UTF8.self) } }
+        set { pathBytes = newValue.map { Array($0.utf8) } }
+    }
     public var outputDirectory = "analyze-out"
     public var timeZone = ReportingTimeZone.utc
     public var threads: Int
@@ -16,7 +24,7 @@ public struct AnalyzeOptions: Sendable, Equatable {
     var maximumWorkers = AnalyzeOptions.activeCores
 
     public init(paths: [String], threads: Int? = nil) {
-        self.paths = paths
+        pathBytes = paths.map { Array($0.utf8) }
         self.threads = threads ?? AnalyzeOptions.activeCores
     }
 

@@ -19,9 +19,17 @@ public enum CommandLineParser {
     ]
 
     public static func parse(_ arguments: [String]) throws(AnalyzeError) -> CommandLineRequest {
+        try parse(rawArguments: arguments.map { Array($0.utf8) })
+    }
+
+    /// As ``parse(_:)``, from the bytes of each argument (`argv` on Linux,
+    /// which need not be UTF-8): input paths keep their bytes, everything
+    /// else is read as text.
+    public static func parse(rawArguments: [[UInt8]]) throws(AnalyzeError) -> CommandLineRequest {
+        let arguments = rawArguments.map { String(decoding: $0, as: UTF8.self) }
         var values: [String: String] = [:]
         var quiet = false
-        var paths: [String] = []
+        var paths: [[UInt8]] = []
         var index = 0
         var optionsEnded = false
 
@@ -29,7 +37,7 @@ public enum CommandLineParser {
             let argument = arguments[index]
             defer { index += 1 }
             if optionsEnded || argument == "-" || !argument.hasPrefix("-") {
-                paths.append(argument)
+                paths.append(rawArguments[index])
                 continue
             }
             if argument == "--" {
@@ -80,8 +88,10 @@ public enum CommandLineParser {
         if let text = values["--max-reject-rows"] { options.maxRejectRows = try integer(text, for: "--max-reject-rows") }
         if let text = values["--max-line-bytes"] { options.maxLineBytes = try positiveInteger(text, for: "--max-line-bytes") }
         guard !paths.isEmpty else { throw .usage("no input path given (see --help)") }
-        guard paths.filter({ $0 == "-" }).count <= 1 else { throw .usage("standard input '-' given more than once") }
-        options.paths = paths
+        guard paths.filter({ $0 == [UInt8(ascii: "-")] }).count <= 1 else {
+            throw .usage("standard input '-' given more than once")
+        }
+        options.pathBytes = paths
         return .run(options)
     }
 

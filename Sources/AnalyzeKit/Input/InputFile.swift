@@ -7,11 +7,17 @@ import Musl
 /// One input to read, after directories were expanded (SPEC §1).
 ///
 /// `displayName` is what reports and messages call it: the path as given, a
-/// directory entry as `directory/name`, standard input as `-`.
+/// directory entry as `directory/name`, standard input as `-` (a byte of a
+/// path that is not UTF-8 shows as U+FFFD there; the file is opened by its
+/// bytes).
 public struct InputFile: Sendable, Hashable {
     public enum Location: Sendable, Hashable {
-        case path(String)
+        /// A file by the bytes of its path.
+        case file([UInt8])
         case standardInput
+
+        /// A file by its path as text.
+        public static func path(_ path: String) -> Location { .file(Array(path.utf8)) }
     }
 
     public var displayName: String
@@ -34,10 +40,11 @@ extension InputFile {
     /// name; dot-files, subdirectories and special files are skipped, while an
     /// entry that cannot be examined (a dangling link) is an input error. A path that does not exist is
     /// reported here, before any work, as an input error.
-    static func expand(_ arguments: [String]) throws(AnalyzeError) -> [InputFile] {
+    static func expand(_ arguments: [[UInt8]]) throws(AnalyzeError) -> [InputFile] {
         var files: [InputFile] = []
         for argument in arguments {
-            if argument == "-" {
+            let shown = String(decoding: argument, as: UTF8.self)
+            if argument == [UInt8(ascii: "-")] {
                 // Checked now, before any worker thread starts: once Dispatch
                 // opens descriptors of its own, a closed standard input's
                 // number may be taken by one of them.
@@ -48,31 +55,43 @@ extension InputFile {
                 continue
             }
             var info = stat()
-            guard stat(argument, &info) == 0 else {
-                throw .input("cannot open '\(argument)': \(String(cString: strerror(errno)))")
+            guard withCPath(argument, { stat($0, &info) }) == 0 else {
+                throw .input("cannot open '\(shown)': \(String(cString: strerror(errno)))")
             }
             guard (info.st_mode & S_IFMT) == S_IFDIR else {
-                files.append(InputFile(displayName: argument, location: .path(argument)))
+                files.append(InputFile(displayName: shown, location: .file(argument)))
                 continue
             }
-            let prefix = argument.hasSuffix("/") ? argument : argument + "/"
-            for name in try directoryEntries(argument) {
+            let prefix = argument.last == UInt8(ascii: "/") ? argument : argument + [UInt8(ascii: "/")]
+            for name in try directoryEntries(argument, shown: shown) {
                 let path = prefix + name
                 // Subdirectories, FIFOs and devices are skipped (a FIFO would
                 // block forever); an entry that cannot even be examined (a
                 // dangling link) is kept, so reading it fails loudly.
                 var entry = stat()
-                if stat(path, &entry) == 0 && (entry.st_mode & S_IFMT) != S_IFREG { continue }
-                files.append(InputFile(displayName: path, location: .path(path)))
+                if withCPath(path, { stat($0, &entry) }) == 0 && (entry.st_mode & S_IFMT) != S_IFREG { continue }
+                files.append(InputFile(displayName: String(decoding: path, as: UTF8.self), location: .file(path)))
             }
         }
         return files
     }
 
+    /// As ``expand(_:)-([[UInt8]])``, from paths as text.
+    static func expand(_ arguments: [String]) throws(AnalyzeError) -> [InputFile] {
+        try expand(arguments.map { Array($0.utf8) })
+    }
+
+    /// Calls `body` with `path` as a C string (argv bytes hold no NUL).
+    static func withCPath<R>(_ path: [UInt8], _ body: (UnsafePointer<CChar>) -> R) -> R {
+        (path + [0]).withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) }
+        }
+    }
+
     /// Names in `directory` that look like exports, byte-wise sorted.
-    private static func directoryEntries(_ directory: String) throws(AnalyzeError) -> [String] {
-        guard let handle = opendir(directory) else {
-            throw .input("cannot read directory '\(directory)': \(String(cString: strerror(errno)))")
+    private static func directoryEntries(_ directory: [UInt8], shown: String) throws(AnalyzeError) -> [[UInt8]] {
+        guard let handle = withCPath(directory, { opendir($0) }) else {
+            throw .input("cannot read directory '\(shown)': \(String(cString: strerror(errno)))")
         }
         defer { closedir(handle) }
         var names: [[UInt8]] = []
@@ -86,7 +105,7 @@ extension InputFile {
             names.append(name)
         }
         names.sort { $0.lexicographicallyPrecedes($1) }
-        return names.map { String(decoding: $0, as: UTF8.self) }
+        return names
     }
 }
 

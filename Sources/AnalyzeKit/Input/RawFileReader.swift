@@ -20,15 +20,15 @@ final class RawFileReader {
         case .standardInput:
             descriptor = STDIN_FILENO
             ownsDescriptor = false
-        case .path(let path):
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
+        case .file(let path):
+            let fd = InputFile.withCPath(path) { open($0, O_RDONLY | O_CLOEXEC) }
             guard fd >= 0 else {
-                throw .input("cannot open '\(path)': \(String(cString: strerror(errno)))")
+                throw .input("cannot open '\(file.displayName)': \(String(cString: strerror(errno)))")
             }
             var info = stat()
             if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
                 close(fd)
-                throw .input("cannot read '\(path)': is a directory")
+                throw .input("cannot read '\(file.displayName)': is a directory")
             }
             descriptor = fd
             ownsDescriptor = true

@@ -56,7 +56,7 @@ public struct Analyzer: Sendable {
     /// Reads and aggregates every input; writes nothing.
     public func analyze(progress: Progress? = nil) throws(AnalyzeError) -> AnalysisResult {
         analyze_return_large_blocks_to_the_system()
-        let files = try InputFile.expand(options.paths)
+        let files = try InputFile.expand(options.pathBytes)
         let (partials, bytesRead, bytesDecoded) = try parse(files, progress: progress)
         // Merge into the largest partial (the merge is associative and
         // commutative). The partials are consumed, not copied: a second
@@ -109,7 +109,7 @@ public struct Analyzer: Sendable {
     private static func totalSize(of files: [InputFile]) -> Int {
         var total = 0
         for file in files {
-            guard case .path(let path) = file.location, let size = fileSize(path) else { return -1 }
+            guard case .file(let path) = file.location, let size = fileSize(path) else { return -1 }
             total += size
         }
         return total
@@ -146,8 +146,8 @@ import Glibc
 import Musl
 #endif
 
-private func fileSize(_ path: String) -> Int? {
+private func fileSize(_ path: [UInt8]) -> Int? {
     var info = stat()
-    guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+    guard InputFile.withCPath(path, { stat($0, &info) }) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
     return Int(info.st_size)
 }
