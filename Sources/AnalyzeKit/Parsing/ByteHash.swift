@@ -54,6 +54,7 @@ enum ByteHash {
         return product.high ^ product.low
     }
 
+    @inline(__always)
     static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
         let n = UInt64(truncatingIfNeeded: bytes.count)
         let t = seed ^ key, q = t ^ p3
@@ -65,6 +66,7 @@ enum ByteHash {
 
     /// Two independent hashes of `bytes` (as ``hash(_:seed:)`` with each seed),
     /// reading the bytes once.
+    @inline(__always)
     static func hashPair(_ bytes: UnsafeRawBufferPointer, seeds: (UInt64, UInt64)) -> (UInt64, UInt64) {
         let n = UInt64(truncatingIfNeeded: bytes.count)
         let t0 = seeds.0 ^ key, t1 = seeds.1 ^ key
