@@ -267,15 +267,23 @@ final class DeflateDecoderTests: XCTestCase {
 
     /// Branches the damaged zlib streams reach only by chance (zlib's
     /// compressor never writes them), each against zlib's own verdict.
+    /// The built-in inflater's outcome for a member around `data`, fed in
+    /// pieces of up to `inputPiece` bytes with room for up to `outputPiece`,
+    /// after checking that it is zlib's (fed whole).
+    private func bothSay(_ data: [UInt8], text: [UInt8] = [], inputPiece: Int, outputPiece: Int,
+                         file: StaticString = #filePath, line: UInt = #line) -> Outcome {
+        var a = SplitMix64(3), b = SplitMix64(3)
+        let byZlib = decode(member(data: data, text: text), with: ZlibInflateBackend(), inputPiece: 1 << 20,
+                            outputPiece: 1 << 20, random: &a)
+        let byBuiltIn = decode(member(data: data, text: text), with: BuiltInInflateBackend(), inputPiece: inputPiece,
+                               outputPiece: outputPiece, random: &b)
+        XCTAssertEqual(byBuiltIn, byZlib, file: file, line: line)
+        return byBuiltIn
+    }
+
     func testRareBranchesAgreeWithZlib() {
         func bothSay(_ data: [UInt8], text: [UInt8] = [], file: StaticString = #filePath, line: UInt = #line) -> Outcome {
-            var a = SplitMix64(3), b = SplitMix64(3)
-            let byZlib = decode(member(data: data, text: text), with: ZlibInflateBackend(), inputPiece: 1 << 20,
-                                outputPiece: 1 << 20, random: &a)
-            let byBuiltIn = decode(member(data: data, text: text), with: BuiltInInflateBackend(), inputPiece: 3,
-                                   outputPiece: 7, random: &b)
-            XCTAssertEqual(byBuiltIn, byZlib, file: file, line: line)
-            return byBuiltIn
+            self.bothSay(data, text: text, inputPiece: 3, outputPiece: 7, file: file, line: line)
         }
         // Fixed codes: 'a', then length 3 (257: 0000001) at distance code 30 (11110), invalid in use.
         var w = BitWriter()
@@ -359,13 +367,7 @@ final class DeflateDecoderTests: XCTestCase {
     /// incomplete), each against zlib's own verdict.
     func testHandBuiltDynamicTreesAgreeWithZlib() {
         func bothSay(_ data: [UInt8], text: [UInt8] = [], file: StaticString = #filePath, line: UInt = #line) -> Outcome {
-            var a = SplitMix64(5), b = SplitMix64(5)
-            let byZlib = decode(member(data: data, text: text), with: ZlibInflateBackend(), inputPiece: 1 << 20,
-                                outputPiece: 1 << 20, random: &a)
-            let byBuiltIn = decode(member(data: data, text: text), with: BuiltInInflateBackend(), inputPiece: 2,
-                                   outputPiece: 3, random: &b)
-            XCTAssertEqual(byBuiltIn, byZlib, file: file, line: line)
-            return byBuiltIn
+            self.bothSay(data, text: text, inputPiece: 2, outputPiece: 3, file: file, line: line)
         }
         let a = Int(UInt8(ascii: "a")), b = Int(UInt8(ascii: "b"))
         let oneLiteral = lengths(257, [a: 1, 256: 1])
