@@ -32,6 +32,10 @@ case .help:
 case .version:
     writeStandardOutput("analyze \(Analyzer.version) (inflater: \(Analyzer.inflaterDescription))\n")
 case .run(let options):
+    // The hash key's override (docs/data-model.md) is checked, not ignored when malformed.
+    if let text = getenv("ANALYZE_HASH_SEED"), UInt64(String(cString: text)) == nil {
+        fail(.usage("ANALYZE_HASH_SEED must be an unsigned 64-bit decimal integer"))
+    }
     let started = MonotonicClock.now()
     let progress = Analyzer.Progress()
     let display = options.quiet || isatty(STDERR_FILENO) == 0 ? nil : ProgressDisplay(progress, started: started)

@@ -14,7 +14,7 @@ final class ReportingTimeZoneTests: XCTestCase {
             "UTC", "+09:00", "-00:00", "+00:00", "+05:30", "-03:00", "+23:59", "-23:59",
             "Asia/Tokyo", "America/New_York", "Europe/London", "Asia/Kolkata", "Asia/Calcutta",
             "Etc/UTC", "Etc/GMT-9", "GMT", "US/Eastern", "America/Argentina/Buenos_Aires",
-            // IANA links to Etc/GMT (forty-first session: refused before).
+            // IANA links to Etc/GMT (forty-first session: the first two were refused before).
             "GMT+0", "GMT-0", "GMT0", "Etc/GMT+0",
         ] {
             let zone = try XCTUnwrap(ReportingTimeZone(parsing: name), name)

@@ -44,6 +44,13 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(Set(outputs[0].keys), Set(csvNames))
         XCTAssertGreaterThan(outputs[0]["quiz_answers.csv"]?.count ?? 0, 200, "the export has quiz answers")
         for other in outputs.dropFirst() { XCTAssertEqual(other, outputs[0]) }
+        // A key that cannot be read is a usage error, not a random key.
+        for bad in ["0x10", "-1", "", "18446744073709551616"] {
+            let run = try AnalyzeBinary.run(["--quiet", "--out", scratch.path + "/bad", input],
+                                            environment: ["ANALYZE_HASH_SEED": bad])
+            XCTAssertEqual(run.status, 1, "'\(bad)': \(run.stderr)")
+            XCTAssertTrue(run.stderr.contains("ANALYZE_HASH_SEED"), run.stderr)
+        }
     }
 
     func testHelpAndVersionGoToStandardOutput() throws {
@@ -203,11 +210,16 @@ final class CommandLineTests: XCTestCase {
         // A name too long to create is found before the input, whose damage is
         // then never reached (forty-first session: found after reading it).
         let truncated = scratch.write("truncated.ndjson.gz", Data([0x1f, 0x8b, 0x08, 0]))
+        // Short names, but a path that leaves no room for the temporary files'
+        // names within PATH_MAX (4 080 bytes of 4 096).
+        var deep = scratch.path
+        while deep.utf8.count + 201 < 4_080 { deep += "/" + String(repeating: "e", count: 200) }
+        deep += "/" + String(repeating: "f", count: 4_080 - deep.utf8.count - 1)
         for out in [scratch.path + "/" + String(repeating: "n", count: 300) + "/x",
-                    scratch.path + "/" + String(repeating: "m", count: 256)] {
+                    scratch.path + "/" + String(repeating: "m", count: 256), deep] {
             let early = try AnalyzeBinary.run(["--out", out, truncated])
             XCTAssertEqual(early.status, 2)
-            XCTAssertTrue(early.stderr.contains("cannot create") && early.stderr.contains("File name too long"), early.stderr)
+            XCTAssertTrue(early.stderr.contains("File name too long") && !early.stderr.contains("truncated"), early.stderr)
             XCTAssertFalse(FileManager.default.fileExists(atPath: out))
         }
     }

@@ -16,6 +16,11 @@ struct OutputDirectory {
     /// Checks before any work that the directory can be created and written,
     /// so a long run does not fail only at its end.
     func checkWritable() throws(AnalyzeError) {
+        // The longest path written is `path/.profile_switches.csv.tmp-PID`
+        // (a PID has at most 10 digits); it must fit in PATH_MAX with its NUL.
+        if path.utf8.count + "/.profile_switches.csv.tmp-".utf8.count + 10 >= Int(PATH_MAX) {
+            throw .input("cannot write to '\(path)': \(String(cString: strerror(ENAMETOOLONG)))")
+        }
         var info = stat()
         if stat(path, &info) == 0 {
             guard (info.st_mode & S_IFMT) == S_IFDIR else {
@@ -26,9 +31,9 @@ struct OutputDirectory {
             }
             return
         }
-        // Not there yet: no name in it may be too long to create (NAME_MAX,
-        // PATH_MAX), and the nearest existing ancestor must let us create it.
-        if path.utf8.count >= Int(PATH_MAX) || path.utf8.split(separator: UInt8(ascii: "/")).contains(where: { $0.count > Int(NAME_MAX) }) {
+        // Not there yet: no name in it may be too long to create (NAME_MAX),
+        // and the nearest existing ancestor must let us create it.
+        if path.utf8.split(separator: UInt8(ascii: "/")).contains(where: { $0.count > Int(NAME_MAX) }) {
             throw .input("cannot create '\(path)': \(String(cString: strerror(ENAMETOOLONG)))")
         }
         var ancestor = path
