@@ -13,12 +13,17 @@ import Musl
 struct OutputDirectory {
     let path: String
 
+    /// Where output `name` is written before its rename: `path/.NAME.tmp-PID`.
+    private func temporaryPath(for name: String, pid: String) -> String {
+        path + "/." + name + ".tmp-" + pid
+    }
+
     /// Checks before any work that the directory can be created and written,
     /// so a long run does not fail only at its end.
     func checkWritable() throws(AnalyzeError) {
-        // The longest path written is `path/.profile_switches.csv.tmp-PID`
-        // (a PID has at most 10 digits); it must fit in PATH_MAX with its NUL.
-        if path.utf8.count + "/.profile_switches.csv.tmp-".utf8.count + 10 >= Int(PATH_MAX) {
+        // The longest path written (the longest output's temporary name, with
+        // a PID of 10 digits) must fit in PATH_MAX with its NUL.
+        if temporaryPath(for: "profile_switches.csv", pid: "4294967295").utf8.count >= Int(PATH_MAX) {
             throw .input("cannot write to '\(path)': \(String(cString: strerror(ENAMETOOLONG)))")
         }
         var info = stat()
@@ -72,7 +77,7 @@ struct OutputDirectory {
         do throws(AnalyzeError) {
             for file in files {
                 let final = path + "/" + file.name
-                let temporary = path + "/." + file.name + ".tmp-\(getpid())"
+                let temporary = temporaryPath(for: file.name, pid: "\(getpid())")
                 written.append((temporary, final, InterruptCleanup.register(temporary)))
                 try Self.writeFile(temporary, file)
             }
