@@ -47,11 +47,6 @@ enum MonotonicClock {
     }
 }
 
-func formatSeconds(_ seconds: Double) -> String {
-    let tenths = Int((seconds * 10).rounded())
-    return "\(tenths / 10).\(tenths % 10) s"
-}
-
 /// Redraws one status line on standard error every half second: bytes and
 /// lines per second and, when input sizes are known, an ETA.
 final class ProgressDisplay: @unchecked Sendable {
@@ -85,17 +80,15 @@ final class ProgressDisplay: @unchecked Sendable {
     }
 
     private func draw() {
-        let elapsed = max(MonotonicClock.now() - started, 0.001)
-        let stored = progress.storedBytes.load(ordering: .relaxed)
-        let decoded = progress.decodedBytes.load(ordering: .relaxed)
-        let lines = progress.lines.load(ordering: .relaxed)
-        let total = progress.totalBytes.load(ordering: .relaxed)
-        var text = "\ranalyze: \(decoded >> 20) MiB decoded, \(Int(Double(decoded) / elapsed) >> 20) MiB/s, "
-            + "\(Int(Double(lines) / elapsed)) lines/s"
-        if total > 0 && stored > 0 {
-            let eta = elapsed * Double(total - stored) / Double(stored)
-            text += ", \(100 * stored / total)% read, ETA \(formatSeconds(eta))"
-        }
-        StandardError.write(text + "\u{1B}[K")
+        let line = progress.line(elapsed: MonotonicClock.now() - started, columns: Self.columns())
+        StandardError.write("\r" + line + "\u{1B}[K")
+    }
+
+    /// The terminal's width, asked at every draw (a window can be resized);
+    /// 80 when it does not say.
+    private static func columns() -> Int {
+        var size = winsize()
+        guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
     }
 }
