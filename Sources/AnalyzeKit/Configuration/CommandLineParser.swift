@@ -67,7 +67,7 @@ public enum CommandLineParser {
                     values[name] = arguments[index]
                 }
             default:
-                throw .usage("unknown option '\(name)' (see --help)")
+                throw .usage("unknown option '\(name)'")
             }
         }
 
@@ -87,7 +87,7 @@ public enum CommandLineParser {
         if let text = values["--max-reject-rate"] { options.maxRejectRate = try rate(text, for: "--max-reject-rate") }
         if let text = values["--max-reject-rows"] { options.maxRejectRows = try integer(text, for: "--max-reject-rows") }
         if let text = values["--max-line-bytes"] { options.maxLineBytes = try positiveInteger(text, for: "--max-line-bytes") }
-        guard !paths.isEmpty else { throw .usage("no input path given (see --help)") }
+        guard !paths.isEmpty else { throw .usage("no input path given") }
         guard paths.filter({ $0 == [UInt8(ascii: "-")] }).count <= 1 else {
             throw .usage("standard input '-' given more than once")
         }
@@ -142,10 +142,14 @@ public enum CommandLineParser {
           -h, --help           show this help
           --version            show the version and the gzip inflater in use
 
+        A value follows its option as --opt VALUE or --opt=VALUE; options may follow
+        paths; -- ends the options.
+
         Outputs (in --out): installs.csv, profile_switches.csv, quiz_answers.csv,
         quality.csv, rejects.csv. They are replaced together, only when a run succeeds.
 
         Exit status: 0 success, 1 usage error, 2 input or output error (unreadable file,
-        corrupt or truncated gzip), 3 --max-reject-rate exceeded.
+        corrupt or truncated gzip), 3 --max-reject-rate exceeded, 130 / 143 / 129
+        interrupted by SIGINT / SIGTERM / SIGHUP.
         """
 }

@@ -9,15 +9,24 @@ import Musl
 /// outputs as they were. (SIGHUP: the terminal of a hand-run closed, or a job
 /// runner hung up. SIGQUIT keeps its default, a core dump, as asked for.)
 ///
-/// The handler may only use async-signal-safe calls, so the paths live in a
-/// fixed table of C strings filled before each temporary file is created.
+/// Directories made for the outputs are removed too, innermost first, when
+/// empty (`rmdir` removes nothing else).
+///
+/// The handler may only use async-signal-safe calls, so the paths live in
+/// fixed tables of C strings filled before each temporary file or directory
+/// is created. (A run's `--out` deeper than the directory table's 16 new
+/// levels keeps the levels beyond it, empty.)
 public enum InterruptCleanup {
     static let capacity = 16
-    nonisolated(unsafe) fileprivate static let paths: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> = {
+    nonisolated(unsafe) fileprivate static let paths = makeTable()
+    /// Directories in the order they were made.
+    nonisolated(unsafe) fileprivate static let directories = makeTable()
+
+    private static func makeTable() -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> {
         let table = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: capacity)
         table.initialize(repeating: nil, count: capacity)
         return table
-    }()
+    }
 
     /// Installs the handlers (call once, from the executable). A signal the
     /// caller ignores stays ignored, as the convention goes: `nohup analyze …`
@@ -26,6 +35,8 @@ public enum InterruptCleanup {
     /// leaves it running.
     public static func install() {
         _ = paths
+        _ = directories
+        stderrIsTerminal = isatty(STDERR_FILENO) != 0 ? 1 : 0
         _ = outputsWritten  // set up now, not first inside the handler
         _ = progressLine
         for number in handled {
@@ -42,18 +53,28 @@ public enum InterruptCleanup {
 
     static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
-    /// Remembers `path` for removal on interrupt; returns its slot.
-    static func register(_ path: String) -> Int? {
-        for slot in 0..<capacity where paths[slot] == nil {
-            paths[slot] = strdup(path)
+    /// Remembers the file `path` for removal on interrupt; returns its slot.
+    static func register(_ path: String) -> Int? { register(path, in: paths) }
+
+    static func unregister(_ slot: Int?) { unregister(slot, in: paths) }
+
+    /// Remembers the directory `path`, just made, for removal on interrupt;
+    /// returns its slot. Call in the order the directories are made.
+    static func registerDirectory(_ path: String) -> Int? { register(path, in: directories) }
+
+    static func unregisterDirectory(_ slot: Int?) { unregister(slot, in: directories) }
+
+    private static func register(_ path: String, in table: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int? {
+        for slot in 0..<capacity where table[slot] == nil {
+            table[slot] = strdup(path)
             return slot
         }
         return nil
     }
 
-    static func unregister(_ slot: Int?) {
-        guard let slot, let path = paths[slot] else { return }
-        paths[slot] = nil
+    private static func unregister(_ slot: Int?, in table: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) {
+        guard let slot, let path = table[slot] else { return }
+        table[slot] = nil
         free(path)
     }
 
@@ -69,6 +90,11 @@ public enum InterruptCleanup {
 
     /// Tells the handler whether a progress line may be on screen.
     public static func setProgressLineShown(_ shown: Bool) { progressLine = shown ? 1 : 0 }
+
+    /// Standard error is a terminal, where the interrupt message starts on a
+    /// new row (after the `^C` the terminal echoed); in a log it starts
+    /// where the last message ended, a line end.
+    nonisolated(unsafe) fileprivate static var stderrIsTerminal: sig_atomic_t = 0
 
     /// Runs `body` with the handled signals held back, so a group of renames
     /// is never cut in half.
@@ -86,12 +112,17 @@ private func handle(_ signal: Int32) {
     for slot in 0..<InterruptCleanup.capacity {
         if let path = InterruptCleanup.paths[slot] { unlink(path) }
     }
-    // On a line of its own: over the progress line (erased), else below what was there.
-    let start: StaticString = InterruptCleanup.progressLine != 0 ? "\r\u{1B}[K" : "\n"
+    for slot in (0..<InterruptCleanup.capacity).reversed() {
+        if let path = InterruptCleanup.directories[slot] { rmdir(path) }
+    }
+    // On a line of its own: over the progress line (erased), else on a
+    // terminal below what was there.
+    let start: StaticString = InterruptCleanup.progressLine != 0
+        ? "\r\u{1B}[K" : InterruptCleanup.stderrIsTerminal != 0 ? "\n" : ""
     let message: StaticString = InterruptCleanup.outputsWritten != 0
         ? "analyze: interrupted after all outputs were written\n"
         : "analyze: interrupted; no output written\n"
-    _ = write(STDERR_FILENO, start.utf8Start, start.utf8CodeUnitCount)
+    if start.utf8CodeUnitCount > 0 { _ = write(STDERR_FILENO, start.utf8Start, start.utf8CodeUnitCount) }
     _ = write(STDERR_FILENO, message.utf8Start, message.utf8CodeUnitCount)
     _exit(128 + signal)
 }

@@ -55,7 +55,27 @@ struct OutputDirectory {
     /// Each file's text goes to disk in blocks as its rows are written, so
     /// no file is held whole in memory.
     func write(_ files: [CSVFile]) throws(AnalyzeError) {
-        try createDirectories(path)
+        // Directories made for this run are removed again (when still empty)
+        // if it fails or is interrupted before its outputs are in place.
+        var created: [(path: String, slot: Int?)] = []
+        func removeCreatedDirectories() {
+            for directory in created.reversed() {
+                rmdir(directory.path)
+                InterruptCleanup.unregisterDirectory(directory.slot)
+            }
+        }
+        do throws(AnalyzeError) {
+            try createDirectories(path) { created.append(($0, InterruptCleanup.registerDirectory($0))) }
+            try writeFiles(files)
+        } catch {
+            removeCreatedDirectories()
+            throw error
+        }
+        for directory in created { InterruptCleanup.unregisterDirectory(directory.slot) }
+    }
+
+    /// ``write(_:)`` once the directory exists.
+    private func writeFiles(_ files: [CSVFile]) throws(AnalyzeError) {
         // A directory where an output goes would fail its rename after the
         // earlier files' had replaced theirs: a mix. Refused before any write.
         // (Renames within one directory fail otherwise only on a file made
@@ -128,12 +148,18 @@ struct OutputDirectory {
         return nil
     }
 
-    private func createDirectories(_ directory: String) throws(AnalyzeError) {
+    /// Creates `directory` and its missing ancestors, calling `created`
+    /// with each one made here, outermost first.
+    private func createDirectories(
+        _ directory: String, created: (String) -> Void
+    ) throws(AnalyzeError) {
         var info = stat()
         if stat(directory, &info) == 0 { return }
         let parent = Self.parent(of: directory)
-        if parent != directory { try createDirectories(parent) }
-        if mkdir(directory, 0o755) != 0 && errno != EEXIST {
+        if parent != directory { try createDirectories(parent, created: created) }
+        if mkdir(directory, 0o755) == 0 {
+            created(directory)
+        } else if errno != EEXIST {
             throw .input("cannot create '\(directory)': \(String(cString: strerror(errno)))")
         }
     }
