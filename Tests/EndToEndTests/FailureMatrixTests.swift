@@ -387,6 +387,46 @@ final class FailureMatrixTests: XCTestCase {
         assertFailure(run, exit: 2, mentions: ["rejects.csv", "File too large"], out: out, before: before, "RLIMIT_FSIZE")
     }
 
+    /// A run that fails while writing removes the directories it made for
+    /// `--out` (they are empty then); one that existed stays. Regression: a
+    /// new `--out` was left behind, empty, by a failed or interrupted run.
+    func testAFailedWriteRemovesTheDirectoriesItMade() throws {
+        try XCTSkipIf(Sanitizer.thread, "RLIMIT_FSIZE crashes the ThreadSanitizer runtime")
+        let scratch = Scratch()
+        let input = inputWithLargeRejects(scratch)
+        let out = scratch.path + "/new/deeper/out"
+        let run = try Child.run("/bin/sh", ["-c", "trap '' XFSZ; ulimit -f 40; exec \"$0\" \"$@\"", analyze, "--out", out, input])
+        XCTAssertEqual(run.exitCode, 2, run.stderr)
+        XCTAssertTrue(run.stderr.contains("File too large"), run.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.path + "/new"), "a directory made for --out was left")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: scratch.path), "a directory that existed was removed")
+    }
+
+    /// A signal while the outputs are written removes the temporary files and
+    /// the directories made for `--out`.
+    func testASignalWhileWritingRemovesTheDirectoriesItMade() throws {
+        let scratch = Scratch()
+        // Two million rejects to write: the write phase lasts long enough to
+        // be caught once the directory appears.
+        var text = ""
+        text.reserveCapacity(40_000_000)
+        for line in 0..<2_000_000 { text += "not json \(line)\n" }
+        let input = scratch.write("rejects.ndjson", Data(text.utf8))
+        let out = scratch.path + "/new/deeper/out"
+        let child = try Child(analyze, ["--quiet", "--max-reject-rows", "100000000", "--out", out, input])
+        let deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: out) && Date() < deadline { usleep(500) }
+        child.send(SIGTERM)
+        let run = child.wait(timeout: 120)
+        if run.exitCode == 0 {
+            // The run was faster than the signal: every output is in place.
+            XCTAssertEqual(Set(Scratch.snapshot(out).keys), Self.csvNames)
+            return
+        }
+        XCTAssertEqual(run.exitCode, 143, run.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.path + "/new"), "a directory made for --out was left")
+    }
+
     func testFullDeviceFailsTheWriteAndLeavesOutputsUntouched() throws {
         let scratch = Scratch()
         // Outside `scratch`, whose removal must not run into a mounted file system.
@@ -446,6 +486,39 @@ final class FailureMatrixTests: XCTestCase {
         XCTAssertEqual(run.exitCode, 2)
     }
 
+    /// On a terminal the progress line is drawn in place, never wider than one
+    /// row (a wrapped line is not erased by `\r` and `ESC [K`: the old rows
+    /// stayed on screen), and erased before the summary; standard output
+    /// stays empty. Regression: the line did not fit 80 columns for large
+    /// inputs, nor any narrower terminal.
+    func testProgressLineOnATerminalFitsOneRowAndIsErasedBeforeTheSummary() throws {
+        let scratch = Scratch()
+        let text = try Data(contentsOf: URL(fileURLWithPath: example("basic/events.ndjson")))
+        let columns = 30
+        // Standard input stays open past two draws (one every half second).
+        let child = try Child(analyze, ["--out", scratch.path + "/out", "-"], stdin: .pipe,
+                              stderr: .terminal(columns: columns))
+        child.writeToStandardInput(text)
+        usleep(1_300_000)
+        let run = child.wait()
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        XCTAssertEqual(run.stdout, "")
+        let pieces = run.stderr.components(separatedBy: "\r")
+        let erase = "\u{1B}[K"
+        let draws = pieces.filter { $0.hasPrefix("analyze: ") && $0.hasSuffix(erase) }
+        XCTAssertFalse(draws.isEmpty, "no progress line drawn: \(run.stderr.debugDescription)")
+        for draw in draws {
+            XCTAssertLessThan(draw.utf8.count - erase.utf8.count, columns, draw.debugDescription)
+            XCTAssertTrue(draw.hasPrefix("analyze: ") && draw.contains(" decoded"), draw.debugDescription)
+        }
+        guard let summary = pieces.firstIndex(where: { $0.contains(" events, ") }) else {
+            return XCTFail("no summary: \(run.stderr.debugDescription)")
+        }
+        // "\r ESC[K" then the summary: the line erased first, the summary in its place.
+        XCTAssertTrue(pieces[summary].hasPrefix(erase + "analyze: "), "the progress line was not erased before the summary")
+        XCTAssertEqual(pieces.filter { $0.contains(" events, ") }.count, 1)
+    }
+
     func testHelpIntoAReaderThatStopsEarly() throws {
         // `analyze --help | head -c1`: the help fits in the pipe buffer, so the write
         // succeeds before the reader goes away.
@@ -502,6 +575,8 @@ final class FailureMatrixTests: XCTestCase {
             let run = child.wait()
             XCTAssertEqual(run.exitCode, code, "signal \(signal): \(run.stderr)")
             XCTAssertTrue(run.stderr.contains("analyze: interrupted"), run.stderr)
+            // Not a terminal: no blank line before the message in a log.
+            XCTAssertFalse(run.stderr.hasPrefix("\n"), run.stderr.debugDescription)
             assertOutput(out, equals: before, "signal \(signal) while reading")
         }
     }
@@ -608,6 +683,10 @@ final class FailureMatrixTests: XCTestCase {
         for (arguments, mention) in cases {
             let run = try Child.run(analyze, ["--out", out] + arguments, stdin: .closed)
             assertFailure(run, exit: 1, mentions: [mention], out: out, before: before, "\(arguments)")
+            // One message and one pointer to --help (regression: some messages
+            // carried their own "(see --help)" beside it).
+            XCTAssertEqual(run.stderr.components(separatedBy: "--help").count - 1, 1, "\(arguments): \(run.stderr)")
+            XCTAssertEqual(run.stderr.split(separator: "\n").count, 2, "\(arguments): \(run.stderr)")
             let missing = scratch.path + "/never-created"
             let again = try Child.run(analyze, ["--out", missing] + arguments, stdin: .closed)
             // (["--out", out] as the arguments names its own --out last, which wins.)
@@ -846,6 +925,9 @@ final class Child {
         case closed
         /// A pipe whose reading end is closed before the child starts.
         case brokenPipe
+        /// A pseudo-terminal `columns` wide, its output returned as text (the
+        /// terminal's own line discipline turns each line feed into CR LF).
+        case terminal(columns: Int)
     }
 
     let pid: pid_t
@@ -856,6 +938,8 @@ final class Child {
     private var feeder: pid_t = 0
     private let stdoutPath: String
     private let stderrPath: String
+    /// The controlling side of a ``Output/terminal(columns:)`` standard error.
+    private var terminal: Int32 = -1
 
     init(_ executable: String, _ arguments: [String], stdin: Input = .null, stdout: Output = .capture,
          stderr: Output = .capture) throws {
@@ -894,10 +978,57 @@ final class Child {
                 close(fds[0])
                 posix_spawn_file_actions_adddup2(&actions, fds[1], fd)
                 closeInParent.append(fds[1])
+            case .terminal(let columns):
+                let (controller, device) = try Child.openTerminal(columns: columns)
+                terminal = controller
+                posix_spawn_file_actions_adddup2(&actions, device, fd)
+                closeInParent.append(device)
             }
         }
         pid = try Child.spawn(executable, arguments, actions: &actions)
         for fd in closeInParent { close(fd) }
+    }
+
+    /// A pseudo-terminal of one row's width `columns`: its controlling side
+    /// and its device, both closed on exec (the child gets the device by dup2).
+    ///
+    /// glibc declares `posix_openpt` and its companions only for XSI
+    /// sources, which Swift's Glibc module is not: they are looked up by name.
+    private static func openTerminal(columns: Int) throws -> (Int32, Int32) {
+        typealias OpenFunction = @convention(c) (Int32) -> Int32
+        typealias NameFunction = @convention(c) (Int32) -> UnsafeMutablePointer<CChar>?
+        func function<F>(_ name: String, as type: F.Type) throws -> F {
+            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else { throw POSIXError(.ENOSYS) }
+            return unsafeBitCast(symbol, to: type)
+        }
+        let openpt = try function("posix_openpt", as: OpenFunction.self)
+        let grantpt = try function("grantpt", as: OpenFunction.self)
+        let unlockpt = try function("unlockpt", as: OpenFunction.self)
+        let ptsname = try function("ptsname", as: NameFunction.self)
+        let controller = openpt(O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard controller >= 0, grantpt(controller) == 0, unlockpt(controller) == 0, let name = ptsname(controller) else {
+            throw POSIXError(.ENODEV)
+        }
+        let device = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard device >= 0 else { throw POSIXError(.ENODEV) }
+        var size = winsize(ws_row: 24, ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
+        guard ioctl(device, UInt(TIOCSWINSZ), &size) == 0 else { throw POSIXError(.ENOTTY) }
+        return (controller, device)
+    }
+
+    /// Everything written to the terminal so far, once the child has exited
+    /// (its reads then end with EIO).
+    private static func drain(_ controller: Int32) -> String {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = read(controller, &buffer, buffer.count)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            bytes += buffer[0..<n]
+        }
+        close(controller)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// A pipe whose ends are closed on exec (the child gets its end by dup2).
@@ -982,7 +1113,9 @@ final class Child {
             var ignored: Int32 = 0
             waitpid(feeder, &ignored, 0)
         }
-        let stdout = Child.text(of: stdoutPath), stderr = Child.text(of: stderrPath)
+        let stdout = Child.text(of: stdoutPath)
+        let stderr = terminal >= 0 ? Child.drain(terminal) : Child.text(of: stderrPath)
+        terminal = -1
         unlink(stdoutPath)
         unlink(stderrPath)
         let signal = status & 0x7f
