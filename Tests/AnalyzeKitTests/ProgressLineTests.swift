@@ -27,6 +27,9 @@ final class ProgressLineTests: XCTestCase {
         // Regression: -0.5 s printed as "0.-5 s" (an input that grew while read).
         XCTAssertEqual(Line.formatSeconds(-0.5), "0.0 s")
         XCTAssertEqual(Line.formatSeconds(-12), "0.0 s")
+        // Past Int's range in tenths (1 byte of 10 TB read in 10 days): no trap.
+        XCTAssertEqual(Line.formatSeconds(1e19), "1000000000000000.0 s")
+        XCTAssertEqual(Line.formatSeconds(.infinity), "1000000000000000.0 s")
     }
 
     func testAnETAFromTheShareOfTheStoredBytesRead() {

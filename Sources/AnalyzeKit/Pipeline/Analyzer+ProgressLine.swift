@@ -54,9 +54,10 @@ extension Analyzer.Progress {
         return "\(tenths / 10).\(tenths % 10) \(units[unit])"
     }
 
-    /// Seconds with one decimal (`12.3 s`); a negative duration reads as 0.
+    /// Seconds with one decimal (`12.3 s`); a negative duration reads as 0,
+    /// and one past 10¹⁵ s (an ETA from a few bytes of a huge input) as that.
     public static func formatSeconds(_ seconds: Double) -> String {
-        let tenths = Int((max(seconds, 0) * 10).rounded())
+        let tenths = Int((min(max(seconds, 0), 1e15) * 10).rounded())
         return "\(tenths / 10).\(tenths % 10) s"
     }
 }
