@@ -68,7 +68,56 @@ final class MetricsTests: XCTestCase {
         XCTAssertEqual(row(days - 1), "2000-12-31,1,0,1\n")
     }
 
-    func testInstallsCountedByArrayAndByHashAgree() throws {
+    /// Seeded random identity events over short and very long spans (both
+    /// counting ways) against a reference model: each identity's earliest
+    /// day per mode, counted per day. Ids repeat across events, so earlier
+    /// and later events of one identity compete.
+    func testInstallsMatchAReferenceModelOnRandomSpans() throws {
+        var random = SplitMix64(0x1257_a115)
+        let origin = CivilDate(year: 2026, month: 11, day: 1).dayNumber
+        let earliestDay = CivilDate(year: 1, month: 1, day: 1).dayNumber
+        let latestDay = CivilDate(year: 9999, month: 12, day: 31).dayNumber
+        for (trial, span) in [Int64(40), InstallsTable.denseSpan - 1, InstallsTable.denseSpan + 1, latestDay - earliestDay].enumerated() {
+            var lines: [String] = []
+            var first: [Int: [String: Int64]] = [0: [:], 1: [:], 2: [:]]
+            for index in 0..<400 {
+                // The first two events at the span's ends: the span decides the way.
+                let start = span > 1_000_000 ? earliestDay : origin
+                let day = start + (index < 2 ? Int64(index) * span : Int64.random(in: 0...span, using: &random))
+                let second = Int64.random(in: 0..<86_400, using: &random)
+                let timestamp = "\(CivilDate(dayNumber: day))T\(pad(second / 3600)):\(pad(second / 60 % 60)):\(pad(second % 60))Z"
+                let device = "d\(Int.random(in: 0..<60, using: &random))"
+                let profile = "p\(Int.random(in: 0..<90, using: &random))"
+                let cuid = Bool.random(using: &random) ? "u\(Int.random(in: 0..<40, using: &random))" : nil
+                lines.append(event("e\(index)", cuid == nil ? "sdk_activate" : "identify", timestamp,
+                                   device: device, profile: profile, cuid: cuid))
+                let instant = day * 86_400 + second
+                for (mode, id) in [(0, device), (1, cuid), (2, profile)] {
+                    guard let id else { continue }
+                    first[mode]![id] = min(first[mode]![id] ?? .max, instant)
+                }
+            }
+            var expected: [Int64: InstallsRow] = [:]
+            for mode in 0..<3 {
+                for instant in first[mode]!.values {
+                    let day = Int64((Double(instant) / 86_400).rounded(.down))
+                    var row = expected[day] ?? InstallsRow(day: day)
+                    switch mode {
+                    case 0: row.byDeviceID += 1
+                    case 1: row.byCustomerUserID += 1
+                    default: row.byProfileID += 1
+                    }
+                    expected[day] = row
+                }
+            }
+            let result = try analyze(lines: lines.shuffled(using: &random))
+            XCTAssertEqual(result.installs, expected.values.sorted { $0.day < $1.day }, "trial \(trial), span \(span)")
+        }
+    }
+
+    private func pad(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+
+    func testInstallsCountedByArrayAndBySortingAgree() throws {
         // Spans on either side of the array's limit: the same installs, the
         // same zero-filled rows between them.
         for extraDays in [InstallsTable.denseSpan - 2, InstallsTable.denseSpan + 2] {
