@@ -363,6 +363,33 @@ final class MetricsTests: XCTestCase {
         }
     }
 
+    /// An id repeated inside one long multiSelect counts once, the first
+    /// occurrence's value and label kept: the same rule as in a short one,
+    /// where repeats are found by scanning (answers of more than 16 options
+    /// find them in a set since a review found the scan quadratic).
+    func testARepeatedIDInALongMultiSelectCountsOnceFirstWins() throws {
+        // 40 options: ids o0…o29, then o0…o9 again with other labels.
+        let options = (0..<40).map { k in ("o\(k % 30)", "v\(k)", k < 30 ? "first \(k)" : "again \(k)") }
+        // A second respondent answers o5 alone, later.
+        let lines = [
+            event("m1", "onboarding_state_updated", "2026-11-01T00:00:01Z", profile: "p1",
+                  action: answer("o1", "q1", "multiSelect", options)),
+            event("m2", "onboarding_state_updated", "2026-11-01T00:00:02Z", profile: "p2",
+                  action: answer("o1", "q1", "multiSelect", [("o5", "v5", "first 5")])),
+        ]
+        for threads in [1, 2] {
+            let rows = try analyze(lines: lines, threads: threads).quizText.split(separator: "\n").map(String.init)
+            XCTAssertEqual(rows.count, 1 + 30, "threads \(threads)")
+            // Each id once per respondent: 1 respondent and 1 selection, o5 2 and 2.
+            for k in 0..<30 {
+                let expected = k == 5 ? "o1,q1,multiSelect,o5,v5,first 5,2,1.0000,2"
+                    : "o1,q1,multiSelect,o\(k),v\(k),first \(k),1,0.5000,1"
+                XCTAssertTrue(rows.contains(expected), "threads \(threads): no row \(expected)")
+            }
+            XCTAssertFalse(rows.contains { $0.contains("again") }, "threads \(threads): a repeat's label kept")
+        }
+    }
+
     func testQuizSortsBytewiseAndKeepsNFCAndNFDApart() throws {
         let nfc = "\u{E9}", nfd = "e\u{301}"
         let lines = [
