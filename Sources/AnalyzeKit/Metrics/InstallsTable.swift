@@ -20,7 +20,8 @@ struct InstallsRow: Equatable, Sendable {
 /// rows (32 bytes per day with an install), plus 2 MiB at most for counting:
 /// spans of up to ``denseSpan`` days are counted in an array of a row per day;
 /// longer ones (a device clock in year 1 or 9999) by sorting each mode's
-/// install days in place, in the earliest seconds' own array.
+/// install days in place, in the earliest seconds' own array (the sort's
+/// scratch: 4 bytes per identity at most).
 enum InstallsTable {
     /// Spans of up to this many days are counted in an array of one row per
     /// day (about 180 years, 2 MiB of rows), longer ones by sorting the days.
@@ -110,7 +111,9 @@ enum InstallsTable {
     /// sorted runs are counted in one merge.
     ///
     /// Performance: O(n log n) in the installs, where the array of days is
-    /// O(n); memory: nothing beyond `firstSecond` and the rows. (Until the
+    /// O(n); memory: beyond `firstSecond` and the rows, only the sort's
+    /// scratch (the standard library's stable sort: at most half a run, 4
+    /// bytes per identity). (Until the
     /// forty-second session such spans were counted by hashing the days, or,
     /// when shorter than three slots per identity, in an array of a row per
     /// day: up to 96 bytes per identity more, 47 MiB on one export.)
