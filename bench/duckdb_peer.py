@@ -29,6 +29,13 @@ def script(name: str, **values: str) -> str:
     return text
 
 
+def compression(path: str) -> str:
+    """'gzip' when the file starts with gzip's magic bytes, else 'none': the
+    content decides, as for analyze (SPEC §1), not the name."""
+    with open(path, "rb") as f:
+        return "gzip" if f.read(2) == b"\x1f\x8b" else "none"
+
+
 def main(argv: list) -> int:
     args = [a for a in argv[1:]]
     threads = None
@@ -44,7 +51,7 @@ def main(argv: list) -> int:
     con = duckdb.connect(":memory:")
     if threads is not None:
         con.execute(f"SET threads = {threads}")
-    con.execute(script("load", input=source))
+    con.execute(script("load", input=source, compression=compression(source)))
     for name in OUTPUTS:
         con.execute(script(name, out=os.path.join(out_dir, name + ".csv")))
     con.close()

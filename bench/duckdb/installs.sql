@@ -28,4 +28,4 @@ COPY (
            coalesce(by_profile_id, 0) AS by_profile_id
     FROM days LEFT JOIN per_day USING (day_num)
     ORDER BY days.day_num
-) TO {{out}} (FORMAT csv, HEADER);
+) TO {{out}} (FORMAT csv, HEADER, COMMENT '');

@@ -1,6 +1,8 @@
 -- DuckDB benchmark peer, step 1 of 4: load one export into the table `ev`
 -- (kept events), following SPEC §1-§2 as far as plain SQL reasonably can.
--- {{input}} is replaced by bench/duckdb_peer.py with a quoted SQL string literal.
+-- {{input}} is replaced by bench/duckdb_peer.py with a quoted SQL string literal, and
+-- {{compression}} with 'gzip' or 'none', from the input's first two bytes (1f 8b): DuckDB
+-- would go by the file's name, and read a gzipped export not named .gz as no lines.
 --
 -- Semantics (see docs/benchmark.md, "What DuckDB does not match"):
 --  * read_json(ignore_errors) drops lines it cannot parse; type mismatches such as
@@ -28,6 +30,8 @@ SELECT
     END AS q_value
 FROM read_json({{input}},
     format = 'newline_delimited',
+    compression = {{compression}},   -- from the content's first bytes, as SPEC §1 says
+
     ignore_errors = true,
     columns = {
         event_id: 'VARCHAR',

@@ -17,4 +17,4 @@ COPY (
     WHERE previous_profile IS NOT NULL AND previous_profile <> profile_id
     GROUP BY day_num, event_type
     ORDER BY day_num, event_type
-) TO {{out}} (FORMAT csv, HEADER);
+) TO {{out}} (FORMAT csv, HEADER, COMMENT '');

@@ -82,4 +82,4 @@ COPY (
     FROM shares
     -- the output columns are NULLIF'd: sort on the strings ('' first, byte-wise)
     ORDER BY coalesce(onboarding_id, ''), coalesce(element_id, ''), respondents DESC, coalesce(option_id, '')
-) TO {{out}} (FORMAT csv, HEADER);
+) TO {{out}} (FORMAT csv, HEADER, COMMENT '');
