@@ -127,6 +127,31 @@ final class InputTests: XCTestCase {
         XCTAssertEqual(result.rejects.map(\.reason), [.lineTooLong, .lineTooLong])
     }
 
+    /// A line longer than a chunk (1 MiB) that `--max-line-bytes` allows is an
+    /// event: its chunk grows for it, doubling, up to the limit (since the
+    /// forty-second session; before, every chunk was as large as the limit,
+    /// capped at 1 GiB, so a limit above that rejected longer lines).
+    func testLinesLongerThanAChunkWithinTheLimitAreEvents() throws {
+        let directory = TemporaryDirectory()
+        func event(_ id: String, padding: Int) -> String {
+            #"{"event_id":"\#(id)","event_type":"sdk_activate","timestamp":"2026-11-01T00:00:00Z","device_id":"d\#(id)","profile_id":"p","x":""#
+                + String(repeating: "a", count: padding) + #""}"#
+        }
+        let limit = 5 << 20
+        let long = event("long", padding: (3 << 20) + 17)          // grows one chunk to 4 MiB
+        let longest = event("longest", padding: limit - 150)        // the limit, nearly
+        let exact = String(decoding: event("exact", padding: limit).utf8.prefix(limit), as: UTF8.self)  // invalid JSON, not too long
+        let over = event("over", padding: limit)                    // the limit + about 120
+        let content = [lines[0], long, lines[1], longest + "\r", exact, over, lines[2]].joined(separator: "\n") + "\n"
+        for input in [Array(content.utf8), gzip(Array(content.utf8))] {
+            let result = try run([directory.write("long-\(input.count).ndjson", input)], maxLineBytes: limit)
+            XCTAssertEqual(result.quality.lines, 7)
+            XCTAssertEqual(result.quality.events, 5)
+            XCTAssertEqual(result.rejects.map(\.line), [5, 6])
+            XCTAssertEqual(result.rejects.map(\.reason), [.invalidJSON, .lineTooLong])
+        }
+    }
+
     func testSameFileTwiceIsReadTwice() throws {
         let directory = TemporaryDirectory()
         let path = directory.write("events.ndjson", text)

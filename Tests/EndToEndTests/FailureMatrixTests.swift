@@ -788,6 +788,26 @@ final class FailureMatrixTests: XCTestCase {
         try assertHugeLineIsStreamed(["-"], stdin: .command("/bin/sh \(script)"), feed: nil, file: "-", scratch: scratch, "stdin")
     }
 
+    /// A large `--max-line-bytes` costs memory only for lines that need it.
+    /// Regression: every chunk was as large as the limit (capped at 1 GiB) and
+    /// filled before it was handed on, so with `--max-line-bytes 1073741824`
+    /// an export of short lines held about all of its text at once (477 MB
+    /// against 71 MB on the benchmark's 1 M export).
+    func testALargeLineLimitCostsNoMemoryOnShortLines() throws {
+        let scratch = Scratch()
+        let input = try bigInput()
+        var peaks: [Int] = []
+        for limit in ["1048576", "1073741824"] {
+            let run = try Child.run(analyze, ["--quiet", "--max-line-bytes", limit, "--out", scratch.path + "/out-" + limit, input],
+                                    timeout: 300)
+            XCTAssertEqual(run.exitCode, 0, run.stderr)
+            XCTAssertGreaterThan(run.maxRSSKiB, 0, "no memory sample")
+            peaks.append(run.maxRSSKiB)
+        }
+        XCTAssertEqual(Scratch.snapshot(scratch.path + "/out-1048576"), Scratch.snapshot(scratch.path + "/out-1073741824"))
+        XCTAssertLessThan(peaks[1], peaks[0] + 24 * 1024, "peak RSS \(peaks[1]) KiB with a 1 GiB line limit, \(peaks[0]) with 1 MiB")
+    }
+
     /// Regression (CI, stop 39): the 200 MB-line test once measured 208 MB for
     /// analyze, the test process's own peak, read from /proc before the child's
     /// exec had left the shared address space. A sample counts only under the

@@ -1,7 +1,9 @@
 /// A run of whole lines from one input file, the unit of work handed to workers.
 ///
 /// Chunks are recycled through a pool (``BlockingPool``) so memory stays bounded by the
-/// pool size times the capacity, whatever the input size.
+/// pool size times the capacity, whatever the input size. A chunk grows only to hold a
+/// line longer than itself that `--max-line-bytes` allows (``grow(to:)``), and goes
+/// back to its first capacity when it is reused (``reset(fileIndex:)``).
 final class Chunk: @unchecked Sendable {
     enum Kind {
         /// `bytes[start..<count]` holds whole lines; only a file's last chunk may
@@ -12,7 +14,9 @@ final class Chunk: @unchecked Sendable {
         case oversizedLine(isBlank: Bool)
     }
 
-    let storage: UnsafeMutableRawBufferPointer
+    private(set) var storage: UnsafeMutableRawBufferPointer
+    /// The capacity it was made with, which ``reset(fileIndex:)`` returns to.
+    let baseCapacity: Int
     var start = 0
     var count = 0
     var kind = Kind.lines
@@ -30,18 +34,35 @@ final class Chunk: @unchecked Sendable {
     /// segments computed while reading it.
     var streamedSegments: [ChecksumSegment] = []
 
-    /// The capacity of a chunk unless `--max-line-bytes` asks for more (then
-    /// that plus 64): 1 MiB, a quarter of the pool that 4 MiB chunks took, at
-    /// the same speed (docs/benchmark.md).
+    /// The capacity of a chunk: 1 MiB, a quarter of the pool that 4 MiB
+    /// chunks took, at the same speed (docs/benchmark.md).
     static let defaultCapacity = 1 << 20
 
     init(capacity: Int) {
         storage = .allocate(byteCount: capacity, alignment: 64)
+        baseCapacity = capacity
     }
 
     deinit { storage.deallocate() }
 
     var capacity: Int { storage.count }
+
+    /// Moves the text (`storage[0..<count]`) into a buffer of `newCapacity`
+    /// bytes, for a line longer than the chunk.
+    func grow(to newCapacity: Int) {
+        precondition(newCapacity > capacity)
+        let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: newCapacity, alignment: 64)
+        if count > 0 { larger.baseAddress!.copyMemory(from: storage.baseAddress!, byteCount: count) }
+        storage.deallocate()
+        storage = larger
+    }
+
+    /// Gives back a buffer grown for a long line: the chunk is empty again.
+    func returnToBaseCapacity() {
+        guard capacity > baseCapacity else { return }
+        storage.deallocate()
+        storage = .allocate(byteCount: baseCapacity, alignment: 64)
+    }
 
     /// The checksum segments of the chunk's decoded text (see `checksTrailers`).
     func checksumSegments() -> [ChecksumSegment] {

@@ -4,10 +4,12 @@
 /// handed over early, for a waiting worker), the partial line after its last
 /// `\n` moves to the front of the next chunk (the only copy). A UTF-8 byte
 /// order mark at the start of the text is skipped. A line that does not fit
-/// in a whole chunk is longer than `--max-line-bytes` (the capacity is chosen
-/// so), so it is streamed past, noting only whether it was blank, and handed
-/// on as a `.oversizedLine` marker: a 200 MB line costs no more memory than a
-/// short one.
+/// in a whole chunk makes the chunk grow, doubling, up to `lineCapacity`
+/// (`--max-line-bytes` + 64: see ``init(source:fileIndex:lineCapacity:)``);
+/// a line that does not fit in that is longer than `--max-line-bytes`, so it
+/// is streamed past, noting only whether it was blank, and handed on as a
+/// `.oversizedLine` marker: a 200 MB line over the limit costs no more memory
+/// than a short one.
 struct ChunkReader {
     let source: DecodedTextSource
     private let fileIndex: Int
@@ -20,10 +22,18 @@ struct ChunkReader {
     /// (an input's last bytes when they are not a line, or the chunk a
     /// failure or `close` gives back), for ``takeUnhandedSegments()``.
     private var unhanded: [ChecksumSegment] = []
+    /// The capacity a chunk may grow to for one long line.
+    private let lineCapacity: Int
 
-    init(source: DecodedTextSource, fileIndex: Int) {
+    /// A reader of `source`, the input numbered `fileIndex`. A chunk too small
+    /// for a line grows up to `lineCapacity` bytes (by default it never
+    /// grows): `--max-line-bytes` plus 64, room for the longest line allowed
+    /// with its line end (a CR before the LF is not counted in the line), so
+    /// that a chunk full without a line end holds a line over the limit.
+    init(source: DecodedTextSource, fileIndex: Int, lineCapacity: Int = 0) {
         self.source = source
         self.fileIndex = fileIndex
+        self.lineCapacity = lineCapacity
     }
 
     /// The next chunk of the input, in order; nil once the input is exhausted.
@@ -133,6 +143,13 @@ struct ChunkReader {
             }
             if let lastNewline = Self.lastNewline(in: chunk, from: noLineEndBefore) {
                 return cut(chunk, after: lastNewline, take: take)
+            }
+            if chunk.capacity < lineCapacity {
+                // One line longer than the chunk, which the limit allows: room
+                // for it, doubling (so its bytes are copied about once).
+                noLineEndBefore = chunk.count
+                chunk.grow(to: chunk.capacity <= lineCapacity / 2 ? 2 * chunk.capacity : lineCapacity)
+                continue
             }
             // No line end in a whole chunk: one line longer than the limit.
             let (isBlank, streamed) = try skipOversizedLine(in: chunk)
@@ -263,7 +280,9 @@ struct ChunkReader {
 }
 
 extension Chunk {
+    /// Empties the chunk for `fileIndex`'s text, back at its first capacity.
     func reset(fileIndex: Int) {
+        returnToBaseCapacity()
         self.fileIndex = fileIndex
         start = 0
         count = 0

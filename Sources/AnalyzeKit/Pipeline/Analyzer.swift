@@ -77,15 +77,18 @@ public struct Analyzer: Sendable {
     {
         // More workers than cores would only cost memory and merge time.
         let workers = min(options.threads, options.maximumWorkers)
-        let capacity = max(Chunk.defaultCapacity, min(options.maxLineBytes, 1 << 30) + 64)
         let poolSize = ChunkFeed.poolSize(workers: workers, files: files.count)
-        let chunks = BlockingPool((0..<poolSize).map { _ in Chunk(capacity: capacity) })
+        let chunks = BlockingPool((0..<poolSize).map { _ in Chunk(capacity: Chunk.defaultCapacity) })
         if let progress { progress.totalBytes.store(Self.totalSize(of: files), ordering: .relaxed) }
         // A worker waiting for the input spins only when every worker has a
         // core of its own (tests run more to drive many-partial merges).
+        // A chunk grows for a line longer than itself, up to the longest line
+        // allowed and its line end (no limit: as far as memory allows).
+        let (lineCapacity, overflow) = options.maxLineBytes.addingReportingOverflow(64)
         let feed = ChunkFeed(
             files: files, workers: workers, pool: chunks, progress: progress,
-            spinNanoseconds: workers <= AnalyzeOptions.activeCores ? ChunkFeed.defaultSpinNanoseconds : 0)
+            spinNanoseconds: workers <= AnalyzeOptions.activeCores ? ChunkFeed.defaultSpinNanoseconds : 0,
+            lineCapacity: overflow ? Int.max : lineCapacity)
         let partials = WorkerPartials(count: workers)
         let maxLineBytes = options.maxLineBytes, maxRejectRows = options.maxRejectRows
 

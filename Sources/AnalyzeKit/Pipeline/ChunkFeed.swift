@@ -62,6 +62,8 @@ final class ChunkFeed: @unchecked Sendable {
     private var waitsUntilLoadCount = 0
     private let files: [InputFile]
     private let pool: BlockingPool<Chunk>
+    /// What a chunk may grow to for one long line (``ChunkReader``).
+    private let lineCapacity: Int
     private let progress: Analyzer.Progress?
     private let maxLanes: Int
     /// Bits of a chunk number for the chunk's place in its input.
@@ -117,7 +119,9 @@ final class ChunkFeed: @unchecked Sendable {
     /// it blocks; `checksTrailersFromChunks` false leaves the trailers to the
     /// inflater (tests compare the two).
     init(files: [InputFile], workers: Int, pool: BlockingPool<Chunk>, progress: Analyzer.Progress?, chunkBits: Int = 32,
-         spinNanoseconds: UInt64 = ChunkFeed.defaultSpinNanoseconds, checksTrailersFromChunks: Bool = true) {
+         spinNanoseconds: UInt64 = ChunkFeed.defaultSpinNanoseconds, checksTrailersFromChunks: Bool = true,
+         lineCapacity: Int = 0) {
+        self.lineCapacity = lineCapacity
         self.spinNanoseconds = spinNanoseconds
         self.checksTrailersFromChunks = checksTrailersFromChunks
         self.files = files
@@ -290,7 +294,7 @@ final class ChunkFeed: @unchecked Sendable {
         lane.busy = false
         announceChange()
         switch source {
-        case .success(let source): lane.reader = ChunkReader(source: source, fileIndex: index)
+        case .success(let source): lane.reader = ChunkReader(source: source, fileIndex: index, lineCapacity: lineCapacity)
         case .failure(let error): fail(lane, error)
         }
     }
