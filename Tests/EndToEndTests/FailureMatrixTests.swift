@@ -495,11 +495,11 @@ final class FailureMatrixTests: XCTestCase {
         let scratch = Scratch()
         let text = try Data(contentsOf: URL(fileURLWithPath: example("basic/events.ndjson")))
         let columns = 30
-        // Standard input stays open past two draws (one every half second).
         let child = try Child(analyze, ["--out", scratch.path + "/out", "-"], stdin: .pipe,
                               stderr: .terminal(columns: columns))
         child.writeToStandardInput(text)
-        usleep(1_300_000)
+        // Standard input stays open until two lines were drawn (or 60 s, a failure below).
+        _ = child.waitForTerminal(toShow: " decoded", times: 2, timeout: 60)
         let run = child.wait()
         XCTAssertEqual(run.exitCode, 0, run.stderr)
         XCTAssertEqual(run.stdout, "")
@@ -1036,10 +1036,29 @@ final class Child {
         return (controller, device)
     }
 
-    /// Everything written to the terminal so far, once the child has exited
-    /// (its reads then end with EIO).
-    private static func drain(_ controller: Int32) -> String {
-        var bytes: [UInt8] = []
+    /// What the terminal showed before ``waitForTerminal(toShow:timeout:)`` returned.
+    private var terminalBytes: [UInt8] = []
+
+    /// Waits until the terminal has shown `text` `times` times (true), or
+    /// `timeout` seconds passed (false), reading what the child wrote so far.
+    func waitForTerminal(toShow text: String, times: Int = 1, timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while Date() < deadline {
+            var ready = pollfd(fd: terminal, events: Int16(POLLIN), revents: 0)
+            if poll(&ready, 1, 50) > 0 {
+                let n = read(terminal, &buffer, buffer.count)
+                if n > 0 { terminalBytes += buffer[0..<n] }
+            }
+            if String(decoding: terminalBytes, as: UTF8.self).components(separatedBy: text).count - 1 >= times { return true }
+        }
+        return false
+    }
+
+    /// Everything written to the terminal, once the child has exited (its
+    /// reads then end with EIO).
+    private static func drain(_ controller: Int32, after earlier: [UInt8]) -> String {
+        var bytes = earlier
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let n = read(controller, &buffer, buffer.count)
@@ -1134,7 +1153,7 @@ final class Child {
             waitpid(feeder, &ignored, 0)
         }
         let stdout = Child.text(of: stdoutPath)
-        let stderr = terminal >= 0 ? Child.drain(terminal) : Child.text(of: stderrPath)
+        let stderr = terminal >= 0 ? Child.drain(terminal, after: terminalBytes) : Child.text(of: stderrPath)
         terminal = -1
         unlink(stdoutPath)
         unlink(stderrPath)
