@@ -9,8 +9,8 @@ final class InputTests: XCTestCase {
     }
     private var text: [UInt8] { Array(lines.map { $0 + "\n" }.joined().utf8) }
 
-    private func run(_ paths: [String], maxLineBytes: Int = 1 << 20) throws -> AnalysisResult {
-        var options = AnalyzeOptions(paths: paths, threads: 2)
+    private func run(_ paths: [String], maxLineBytes: Int = 1 << 20, threads: Int = 2) throws -> AnalysisResult {
+        var options = AnalyzeOptions(paths: paths, threads: threads)
         options.maxLineBytes = maxLineBytes
         return try Analyzer(options: options).analyze()
     }
@@ -149,6 +149,32 @@ final class InputTests: XCTestCase {
             XCTAssertEqual(result.quality.events, 5)
             XCTAssertEqual(result.rejects.map(\.line), [5, 6])
             XCTAssertEqual(result.rejects.map(\.reason), [.invalidJSON, .lineTooLong])
+        }
+    }
+
+    /// A chunk grown for a long line is cut after it with more than a fresh
+    /// chunk's capacity of the next line read: that rest moves to a chunk
+    /// made as large. (Found re-reading the change that made chunks grow, the
+    /// same session: the rest was copied into a 1 MiB chunk whatever its
+    /// length, past the buffer's end; this test then crashes.)
+    func testTheRestAfterALongLineMayBeLongerThanAFreshChunk() throws {
+        let directory = TemporaryDirectory()
+        func event(_ id: String, padding: Int) -> String {
+            #"{"event_id":"\#(id)","event_type":"sdk_activate","timestamp":"2026-11-01T00:00:00Z","device_id":"d\#(id)","profile_id":"p","x":""#
+                + String(repeating: "b", count: padding) + #""}"#
+        }
+        // 5 MiB, then 2.5 MiB: the chunk grows to 8 MiB for the first and,
+        // with no other worker to yield to, is cut only when full, with 3 MiB
+        // of the second line after the first's line end.
+        let content = [event("five", padding: 5 << 20), event("two-and-a-half", padding: 5 << 19), lines[0]]
+            .joined(separator: "\n") + "\n"
+        for input in [Array(content.utf8), gzip(Array(content.utf8))] {
+            for threads in [1, 2] {
+                let result = try run([directory.write("rest-\(input.count).ndjson", input)], maxLineBytes: 7 << 20, threads: threads)
+                XCTAssertEqual(result.quality.lines, 3)
+                XCTAssertEqual(result.quality.events, 3)
+                XCTAssertEqual(result.rejects.count, 0)
+            }
         }
     }
 

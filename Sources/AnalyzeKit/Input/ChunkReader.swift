@@ -175,6 +175,9 @@ struct ChunkReader {
         next.reset(fileIndex: fileIndex)
         next.checksTrailers = chunk.checksTrailers
         let tail = chunk.count - (lastNewline + 1)
+        // After a line longer than a fresh chunk, the rest of the last read
+        // (of a chunk grown for that line) may be longer too.
+        if tail > next.capacity { next.grow(to: chunk.capacity) }
         if tail > 0 {
             next.storage.baseAddress!.copyMemory(from: chunk.storage.baseAddress! + lastNewline + 1, byteCount: tail)
         }
