@@ -127,24 +127,36 @@ final class InputTests: XCTestCase {
         XCTAssertEqual(result.rejects.map(\.reason), [.lineTooLong, .lineTooLong])
     }
 
+    /// An `sdk_activate` whose line is about `padding` bytes long.
+    private func paddedEvent(_ id: String, padding: Int) -> String {
+        #"{"event_id":"\#(id)","event_type":"sdk_activate","timestamp":"2026-11-01T00:00:00Z","device_id":"d\#(id)","profile_id":"p","x":""#
+            + String(repeating: "a", count: padding) + #""}"#
+    }
+
+    /// `lines` read as plain text and gzipped, with each thread count: the
+    /// results, one per way.
+    private func runLongLines(_ lines: [String], maxLineBytes: Int, threads: [Int] = [2]) throws -> [AnalysisResult] {
+        let directory = TemporaryDirectory()
+        let content = Array((lines.joined(separator: "\n") + "\n").utf8)
+        var results: [AnalysisResult] = []
+        for (index, input) in [content, gzip(content)].enumerated() {
+            let path = directory.write("long-\(index).ndjson", input)
+            for count in threads { results.append(try run([path], maxLineBytes: maxLineBytes, threads: count)) }
+        }
+        return results
+    }
+
     /// A line longer than a chunk (1 MiB) that `--max-line-bytes` allows is an
     /// event: its chunk grows for it, doubling, up to the limit (since the
     /// forty-second session; before, every chunk was as large as the limit,
     /// capped at 1 GiB, so a limit above that rejected longer lines).
     func testLinesLongerThanAChunkWithinTheLimitAreEvents() throws {
-        let directory = TemporaryDirectory()
-        func event(_ id: String, padding: Int) -> String {
-            #"{"event_id":"\#(id)","event_type":"sdk_activate","timestamp":"2026-11-01T00:00:00Z","device_id":"d\#(id)","profile_id":"p","x":""#
-                + String(repeating: "a", count: padding) + #""}"#
-        }
         let limit = 5 << 20
-        let long = event("long", padding: (3 << 20) + 17)          // grows one chunk to 4 MiB
-        let longest = event("longest", padding: limit - 150)        // the limit, nearly
-        let exact = String(decoding: event("exact", padding: limit).utf8.prefix(limit), as: UTF8.self)  // invalid JSON, not too long
-        let over = event("over", padding: limit)                    // the limit + about 120
-        let content = [lines[0], long, lines[1], longest + "\r", exact, over, lines[2]].joined(separator: "\n") + "\n"
-        for input in [Array(content.utf8), gzip(Array(content.utf8))] {
-            let result = try run([directory.write("long-\(input.count).ndjson", input)], maxLineBytes: limit)
+        let long = paddedEvent("long", padding: (3 << 20) + 17)      // grows one chunk to 4 MiB
+        let longest = paddedEvent("longest", padding: limit - 150)    // the limit, nearly
+        let exact = String(decoding: paddedEvent("exact", padding: limit).utf8.prefix(limit), as: UTF8.self)  // invalid JSON, not too long
+        let over = paddedEvent("over", padding: limit)                // the limit + about 120
+        for result in try runLongLines([lines[0], long, lines[1], longest + "\r", exact, over, lines[2]], maxLineBytes: limit) {
             XCTAssertEqual(result.quality.lines, 7)
             XCTAssertEqual(result.quality.events, 5)
             XCTAssertEqual(result.rejects.map(\.line), [5, 6])
@@ -158,23 +170,14 @@ final class InputTests: XCTestCase {
     /// same session: the rest was copied into a 1 MiB chunk whatever its
     /// length, past the buffer's end; this test then crashes.)
     func testTheRestAfterALongLineMayBeLongerThanAFreshChunk() throws {
-        let directory = TemporaryDirectory()
-        func event(_ id: String, padding: Int) -> String {
-            #"{"event_id":"\#(id)","event_type":"sdk_activate","timestamp":"2026-11-01T00:00:00Z","device_id":"d\#(id)","profile_id":"p","x":""#
-                + String(repeating: "b", count: padding) + #""}"#
-        }
         // 5 MiB, then 2.5 MiB: the chunk grows to 8 MiB for the first and,
         // with no other worker to yield to, is cut only when full, with 3 MiB
         // of the second line after the first's line end.
-        let content = [event("five", padding: 5 << 20), event("two-and-a-half", padding: 5 << 19), lines[0]]
-            .joined(separator: "\n") + "\n"
-        for input in [Array(content.utf8), gzip(Array(content.utf8))] {
-            for threads in [1, 2] {
-                let result = try run([directory.write("rest-\(input.count).ndjson", input)], maxLineBytes: 7 << 20, threads: threads)
-                XCTAssertEqual(result.quality.lines, 3)
-                XCTAssertEqual(result.quality.events, 3)
-                XCTAssertEqual(result.rejects.count, 0)
-            }
+        let longLines = [paddedEvent("five", padding: 5 << 20), paddedEvent("two-and-a-half", padding: 5 << 19), lines[0]]
+        for result in try runLongLines(longLines, maxLineBytes: 7 << 20, threads: [1, 2]) {
+            XCTAssertEqual(result.quality.lines, 3)
+            XCTAssertEqual(result.quality.events, 3)
+            XCTAssertEqual(result.rejects.count, 0)
         }
     }
 
