@@ -750,7 +750,7 @@ final class FailureMatrixTests: XCTestCase {
         feed?(child)
         let run = child.wait(timeout: 600)
         XCTAssertEqual(run.exitCode, 0, "\(context): \(run.stderr)")
-        // Chunk buffers are (workers + open inputs + 1) × (1 MiB + 64 bytes),
+        // Chunk buffers are (workers + open inputs + 1) × 1 MiB,
         // about 4 MiB here; a debug build peaks around 25 MB in all.
         XCTAssertGreaterThan(run.maxRSSKiB, 0, "\(context): no memory sample")
         XCTAssertLessThan(run.maxRSSKiB, Sanitizer.memoryBudget(kibibytes: 100 * 1024),
