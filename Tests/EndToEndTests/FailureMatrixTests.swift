@@ -1043,31 +1043,32 @@ final class Child {
     /// `timeout` seconds passed (false), reading what the child wrote so far.
     func waitForTerminal(toShow text: String, times: Int = 1, timeout: Double) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
-        var buffer = [UInt8](repeating: 0, count: 4096)
         while Date() < deadline {
             var ready = pollfd(fd: terminal, events: Int16(POLLIN), revents: 0)
-            if poll(&ready, 1, 50) > 0 {
-                let n = read(terminal, &buffer, buffer.count)
-                if n > 0 { terminalBytes += buffer[0..<n] }
-            }
+            if poll(&ready, 1, 50) > 0 { _ = readTerminal() }
             if String(decoding: terminalBytes, as: UTF8.self).components(separatedBy: text).count - 1 >= times { return true }
         }
         return false
     }
 
-    /// Everything written to the terminal, once the child has exited (its
-    /// reads then end with EIO).
-    private static func drain(_ controller: Int32, after earlier: [UInt8]) -> String {
-        var bytes = earlier
+    /// Appends one read of the terminal to ``terminalBytes``; false once it
+    /// has nothing more (EIO when the child has exited).
+    private func readTerminal() -> Bool {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let n = read(controller, &buffer, buffer.count)
+            let n = read(terminal, &buffer, buffer.count)
             if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            bytes += buffer[0..<n]
+            if n > 0 { terminalBytes += buffer[0..<n] }
+            return n > 0
         }
-        close(controller)
-        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Everything written to the terminal, once the child has exited.
+    private func drainTerminal() -> String {
+        while readTerminal() {}
+        close(terminal)
+        terminal = -1
+        return String(decoding: terminalBytes, as: UTF8.self)
     }
 
     /// A pipe whose ends are closed on exec (the child gets its end by dup2).
@@ -1153,8 +1154,7 @@ final class Child {
             waitpid(feeder, &ignored, 0)
         }
         let stdout = Child.text(of: stdoutPath)
-        let stderr = terminal >= 0 ? Child.drain(terminal, after: terminalBytes) : Child.text(of: stderrPath)
-        terminal = -1
+        let stderr = terminal >= 0 ? drainTerminal() : Child.text(of: stderrPath)
         unlink(stdoutPath)
         unlink(stderrPath)
         let signal = status & 0x7f

@@ -6,6 +6,15 @@ struct InstallsRow: Equatable, Sendable {
     var byDeviceID = 0
     var byCustomerUserID = 0
     var byProfileID = 0
+
+    /// Counts `installs` more under `mode` (0 device, 1 customer user, 2 profile).
+    mutating func add(_ installs: Int, mode: Int) {
+        switch mode {
+        case 0: byDeviceID += installs
+        case 1: byCustomerUserID += installs
+        default: byProfileID += installs
+        }
+    }
 }
 
 /// Installs per reporting day under the three installs-definition modes (SPEC §4.1).
@@ -86,19 +95,12 @@ enum InstallsTable {
                 }
             }
         }
-        func add(_ mode: Int, to row: inout InstallsRow) {
-            switch mode {
-            case 0: row.byDeviceID += 1
-            case 1: row.byCustomerUserID += 1
-            default: row.byProfileID += 1
-            }
-        }
         if firstDay <= lastDay && lastDay - firstDay < denseSpan {
             var rows = (firstDay...lastDay).map { InstallsRow(day: $0) }
             var inSpan = true
             forEachInstall { mode, day in
                 guard day >= firstDay && day <= lastDay else { return inSpan = false }
-                add(mode, to: &rows[Int(day - firstDay)])
+                rows[Int(day - firstDay)].add(1, mode: mode)
             }
             if inSpan { return rows.filter { $0.byDeviceID + $0.byCustomerUserID + $0.byProfileID > 0 } }
         }
@@ -147,11 +149,7 @@ enum InstallsTable {
                     installs += 1
                     next[mode] += 1
                 }
-                switch mode {
-                case 0: row.byDeviceID = installs
-                case 1: row.byCustomerUserID = installs
-                default: row.byProfileID = installs
-                }
+                row.add(installs, mode: mode)
             }
             rows.append(row)
         }

@@ -58,20 +58,14 @@ struct OutputDirectory {
         // Directories made for this run are removed again (when still empty)
         // if it fails or is interrupted before its outputs are in place.
         var created: [(path: String, slot: Int?)] = []
-        func removeCreatedDirectories() {
-            for directory in created.reversed() {
-                rmdir(directory.path)
-                InterruptCleanup.unregisterDirectory(directory.slot)
-            }
-        }
+        defer { for directory in created { InterruptCleanup.unregisterDirectory(directory.slot) } }
         do throws(AnalyzeError) {
             try createDirectories(path) { created.append(($0, InterruptCleanup.registerDirectory($0))) }
             try writeFiles(files)
         } catch {
-            removeCreatedDirectories()
+            for directory in created.reversed() { rmdir(directory.path) }  // innermost first
             throw error
         }
-        for directory in created { InterruptCleanup.unregisterDirectory(directory.slot) }
     }
 
     /// ``write(_:)`` once the directory exists.

@@ -80,11 +80,11 @@ public struct Analyzer: Sendable {
         let poolSize = ChunkFeed.poolSize(workers: workers, files: files.count)
         let chunks = BlockingPool((0..<poolSize).map { _ in Chunk(capacity: Chunk.defaultCapacity) })
         if let progress { progress.totalBytes.store(Self.totalSize(of: files), ordering: .relaxed) }
-        // A worker waiting for the input spins only when every worker has a
-        // core of its own (tests run more to drive many-partial merges).
         // A chunk grows for a line longer than itself, up to the longest line
         // allowed and its line end (no limit: as far as memory allows).
         let (lineCapacity, overflow) = options.maxLineBytes.addingReportingOverflow(64)
+        // A worker waiting for the input spins only when every worker has a
+        // core of its own (tests run more to drive many-partial merges).
         let feed = ChunkFeed(
             files: files, workers: workers, pool: chunks, progress: progress,
             spinNanoseconds: workers <= AnalyzeOptions.activeCores ? ChunkFeed.defaultSpinNanoseconds : 0,

@@ -117,7 +117,8 @@ final class ChunkFeed: @unchecked Sendable {
     /// `chunkBits` lowers the bits for a chunk's place (tests reach the limit
     /// with it); `spinNanoseconds` is how long a worker spins for a lane before
     /// it blocks; `checksTrailersFromChunks` false leaves the trailers to the
-    /// inflater (tests compare the two).
+    /// inflater (tests compare the two); `lineCapacity` is what a chunk may
+    /// grow to for one long line (0: never grows).
     init(files: [InputFile], workers: Int, pool: BlockingPool<Chunk>, progress: Analyzer.Progress?, chunkBits: Int = 32,
          spinNanoseconds: UInt64 = ChunkFeed.defaultSpinNanoseconds, checksTrailersFromChunks: Bool = true,
          lineCapacity: Int = 0) {
