@@ -74,12 +74,15 @@ let package = Package(
         ),
         // Small C helpers (glibc's mallopt).
         .systemLibrary(name: "CSupport"),
+        // The signal handler that removes temporary outputs, in C: a handler may
+        // only make async-signal-safe calls, which Swift code does not promise.
+        .target(name: "CInterrupt"),
         // ISA-L's inflate (Debian: libisal-dev), linked only when `useISAL`.
         .systemLibrary(name: "CISAL", providers: [.apt(["libisal-dev"])]),
         // The engine: input → parsing → metrics → pipeline → output.
         .target(
             name: "AnalyzeKit",
-            dependencies: useISAL ? ["CZlib", "CSupport", "CISAL"] : ["CZlib", "CSupport"],
+            dependencies: ["CZlib", "CSupport", "CInterrupt"] + (useISAL ? ["CISAL"] : []),
             swiftSettings: inflaterDefines
         ),
         // The thin command-line front end.

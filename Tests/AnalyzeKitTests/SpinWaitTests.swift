@@ -26,7 +26,8 @@ final class SpinWaitTests: XCTestCase {
         var asked = 0
         XCTAssertFalse(SpinWait.until(nanoseconds: limit) { asked += 1; return false })
         XCTAssertGreaterThanOrEqual(DispatchTime.now().uptimeNanoseconds - start, limit)
-        XCTAssertGreaterThan(asked, 32, "it kept asking until the limit")
+        // At least one round of asks (a round preempted past the limit is the only one).
+        XCTAssertGreaterThanOrEqual(asked, 32, "it kept asking until the limit")
     }
 
     func testSeesAChangeMadeByAnotherThread() {
