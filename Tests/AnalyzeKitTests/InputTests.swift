@@ -115,6 +115,23 @@ final class InputTests: XCTestCase {
         XCTAssertEqual(result.rejects.map(\.line), [2])
     }
 
+    /// A `\r` belongs to the line end only before a `\n` (SPEC §2): on a
+    /// last line without a line end it is the line's own byte, counted by the
+    /// limit, and JSON whitespace after the object.
+    func testACarriageReturnEndingTheLastLineWithoutALineEndIsPartOfTheLine() throws {
+        let directory = TemporaryDirectory()
+        let line = lines[0]
+        let path = directory.write("last-cr.ndjson", Array((line + "\n" + line.replacingOccurrences(of: "e0", with: "f0") + "\r").utf8))
+        let exact = try run([path], maxLineBytes: line.utf8.count)
+        XCTAssertEqual(exact.quality.lines, 2)
+        XCTAssertEqual(exact.quality.events, 1)
+        XCTAssertEqual(exact.rejects.map(\.reason), [.lineTooLong])
+        XCTAssertEqual(exact.rejects.map(\.line), [2])
+        let roomy = try run([path], maxLineBytes: line.utf8.count + 1)
+        XCTAssertEqual(roomy.quality.events, 2)
+        XCTAssertEqual(roomy.rejects.count, 0)
+    }
+
     func testHugeLinesAreStreamedPastNotHeld() throws {
         let directory = TemporaryDirectory()
         let huge = [UInt8](repeating: UInt8(ascii: "a"), count: 9 << 20)
