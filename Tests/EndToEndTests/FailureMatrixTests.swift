@@ -1219,8 +1219,6 @@ final class Child {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// `VmHWM` (peak RSS, KiB) of a running process once it is `name`; 0 before
-    /// its exec has taken effect and once it has exited.
     /// Seconds on a clock that never steps (a deadline on `Date()` moves
     /// when the clock of a freshly started machine is set).
     static func monotonicSeconds() -> Double {
@@ -1242,11 +1240,7 @@ final class Child {
         let mask = signals.reduce(UInt64(0)) { $0 | (UInt64(1) << UInt64($1 - 1)) }
         let deadline = monotonicSeconds() + timeout
         while monotonicSeconds() < deadline {
-            let lines = text(of: "/proc/\(pid)/status").split(separator: "\n")
-            func field(_ key: String) -> String? {
-                lines.first(where: { $0.hasPrefix(key + ":") })
-                    .map { $0.dropFirst(key.count + 1).trimmingCharacters(in: .whitespaces) }
-            }
+            let field = statusFields(of: pid)
             if field("Name") == String(name.prefix(15)), let bits = field(disposition).flatMap({ UInt64($0, radix: 16) }),
                bits & mask == mask {
                 return true
@@ -1264,12 +1258,19 @@ final class Child {
         }
     }
 
-    static func highWaterMarkKiB(of pid: pid_t, named name: String) -> Int {
+    /// A reader of the fields of `/proc/PID/status` as it is now (nil: no such field).
+    private static func statusFields(of pid: pid_t) -> (String) -> String? {
         let lines = text(of: "/proc/\(pid)/status").split(separator: "\n")
-        func field(_ key: String) -> String? {
+        return { key in
             lines.first(where: { $0.hasPrefix(key + ":") })
                 .map { $0.dropFirst(key.count + 1).trimmingCharacters(in: .whitespaces) }
         }
+    }
+
+    /// `VmHWM` (peak RSS, KiB) of a running process once it is `name`; 0 before
+    /// its exec has taken effect and once it has exited.
+    static func highWaterMarkKiB(of pid: pid_t, named name: String) -> Int {
+        let field = statusFields(of: pid)
         guard field("Name") == name, let peak = field("VmHWM") else { return 0 }
         return Int(peak.split(separator: " ").first ?? "") ?? 0
     }
