@@ -1,31 +1,36 @@
 #include "interrupt_cleanup.h"
 
+#include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
-/// A remembered path, stored in place (no allocation to free while a handler
-/// may be reading it). `used` is set after the path is written and cleared
-/// before the slot is reused.
+/// A remembered path, stored in place.
 struct slot {
-    volatile sig_atomic_t used;
+    int used;
     char path[PATH_MAX];
 };
 
+/// Everything below is read and written under `lock`, recursive: a held
+/// section registers and forgets paths itself.
+static pthread_mutex_t lock;
+static pthread_once_t lock_made = PTHREAD_ONCE_INIT;
 static struct slot files[analyze_interrupt_capacity];
 /// In the order the directories were made.
 static struct slot directories[analyze_interrupt_capacity];
+static int stderr_terminal;
+static int progress_line;
+static int outputs_written;
 
-static volatile sig_atomic_t stderr_terminal;
-static volatile sig_atomic_t progress_line;
-static volatile sig_atomic_t outputs_written;
+/// The signals the thread waits for (those not ignored at start).
+static sigset_t awaited;
 
-static const int handled[] = {SIGINT, SIGTERM, SIGHUP};
-enum { handled_count = sizeof handled / sizeof handled[0] };
-
-void analyze_interrupt_handle(int signal) {
+/// Removes what is remembered, says so, and ends the process with 128 + `signal`.
+/// Called with `lock` held, which is never released.
+static void clean_up_and_exit(int signal) {
     for (int i = 0; i < analyze_interrupt_capacity; i++) {
         if (files[i].used) unlink(files[i].path);
     }
@@ -43,41 +48,94 @@ void analyze_interrupt_handle(int signal) {
     _exit(128 + signal);
 }
 
-void analyze_interrupt_install(int stderr_is_terminal) {
+static void make_lock(void) {
+    pthread_mutexattr_t attributes;
+    pthread_mutexattr_init(&attributes);
+    pthread_mutexattr_settype(&attributes, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&lock, &attributes);
+    pthread_mutexattr_destroy(&attributes);
+}
+
+static void take_lock(void) {
+    pthread_once(&lock_made, make_lock);
+    pthread_mutex_lock(&lock);
+}
+
+static void *wait_for_signals(void *unused) {
+    (void)unused;
+    for (;;) {
+        int signal = 0;
+        if (sigwait(&awaited, &signal) != 0) continue;
+        take_lock();
+        clean_up_and_exit(signal);
+    }
+    return NULL;
+}
+
+int analyze_interrupt_install(int stderr_is_terminal) {
+    static const int handled[] = {SIGINT, SIGTERM, SIGHUP};
     stderr_terminal = stderr_is_terminal ? 1 : 0;
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = analyze_interrupt_handle;
-    sigemptyset(&action.sa_mask);
-    for (int i = 0; i < handled_count; i++) sigaddset(&action.sa_mask, handled[i]);
-    for (int i = 0; i < handled_count; i++) {
+    sigemptyset(&awaited);
+    int any = 0;
+    for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++) {
         struct sigaction current;
         if (sigaction(handled[i], NULL, &current) == 0 && current.sa_handler == SIG_IGN) continue;
-        sigaction(handled[i], &action, NULL);
+        sigaddset(&awaited, handled[i]);
+        any = 1;
     }
+    if (!any) return 0;
+    sigset_t previous;
+    pthread_sigmask(SIG_BLOCK, &awaited, &previous);
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attributes, 64 * 1024);
+    pthread_t thread;
+    int failure = pthread_create(&thread, &attributes, wait_for_signals, NULL);
+    pthread_attr_destroy(&attributes);
+    if (failure != 0) pthread_sigmask(SIG_SETMASK, &previous, NULL);
+    return failure;
 }
 
 static int remember(struct slot *table, const char *path) {
     size_t length = strlen(path);
     if (length >= PATH_MAX) return -1;
+    int slot = -1;
+    take_lock();
     for (int i = 0; i < analyze_interrupt_capacity; i++) {
         if (table[i].used) continue;
         memcpy(table[i].path, path, length + 1);
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);  // the path before the flag
         table[i].used = 1;
-        return i;
+        slot = i;
+        break;
     }
-    return -1;
+    pthread_mutex_unlock(&lock);
+    return slot;
 }
 
 static void forget(struct slot *table, int slot) {
     if (slot < 0 || slot >= analyze_interrupt_capacity) return;
+    take_lock();
     table[slot].used = 0;
+    pthread_mutex_unlock(&lock);
 }
 
 int analyze_interrupt_register_file(const char *path) { return remember(files, path); }
 int analyze_interrupt_register_directory(const char *path) { return remember(directories, path); }
 void analyze_interrupt_unregister_file(int slot) { forget(files, slot); }
 void analyze_interrupt_unregister_directory(int slot) { forget(directories, slot); }
-void analyze_interrupt_mark_outputs_written(void) { outputs_written = 1; }
-void analyze_interrupt_set_progress_line(int shown) { progress_line = shown ? 1 : 0; }
+
+void analyze_interrupt_hold(void) { take_lock(); }
+void analyze_interrupt_release(void) { pthread_mutex_unlock(&lock); }
+
+void analyze_interrupt_mark_outputs_written(void) {
+    take_lock();
+    outputs_written = 1;
+    pthread_mutex_unlock(&lock);
+}
+
+void analyze_interrupt_set_progress_line(int shown) {
+    take_lock();
+    progress_line = shown ? 1 : 0;
+    pthread_mutex_unlock(&lock);
+}

