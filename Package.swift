@@ -74,8 +74,8 @@ let package = Package(
         ),
         // Small C helpers (glibc's mallopt).
         .systemLibrary(name: "CSupport"),
-        // The signal handler that removes temporary outputs, in C: a handler may
-        // only make async-signal-safe calls, which Swift code does not promise.
+        // The thread that takes SIGINT/SIGTERM/SIGHUP and removes temporary
+        // outputs, in C (its header says why not a signal handler).
         .target(name: "CInterrupt"),
         // ISA-L's inflate (Debian: libisal-dev), linked only when `useISAL`.
         .systemLibrary(name: "CISAL", providers: [.apt(["libisal-dev"])]),

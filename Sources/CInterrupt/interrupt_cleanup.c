@@ -89,7 +89,9 @@ int analyze_interrupt_install(int stderr_is_terminal) {
     pthread_attr_t attributes;
     pthread_attr_init(&attributes);
     pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&attributes, 64 * 1024);
+    size_t stack = 64 * 1024;  // it only waits, then unlinks and writes
+    if (stack < (size_t)PTHREAD_STACK_MIN) stack = (size_t)PTHREAD_STACK_MIN;
+    pthread_attr_setstacksize(&attributes, stack);
     pthread_t thread;
     int failure = pthread_create(&thread, &attributes, wait_for_signals, NULL);
     pthread_attr_destroy(&attributes);

@@ -81,7 +81,8 @@ final class ProgressDisplay: @unchecked Sendable {
 
     private func draw() {
         let line = progress.line(elapsed: MonotonicClock.now() - started, columns: Self.columns())
-        StandardError.write("\r" + line + "\u{1B}[K")
+        // Not after an interrupt's message, which erases this line first.
+        InterruptCleanup.withInterruptsHeld { StandardError.write("\r" + line + "\u{1B}[K") }
     }
 
     /// The terminal's width, asked at every draw (a window can be resized);

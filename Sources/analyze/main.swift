@@ -7,7 +7,7 @@ import Musl
 #endif
 
 signal(SIGPIPE, SIG_IGN)
-InterruptCleanup.install()
+if let warning = InterruptCleanup.install() { StandardError.write("analyze: warning: \(warning)\n") }
 
 func fail(_ error: AnalyzeError) -> Never {
     StandardError.write("analyze: \(error.message)\n")

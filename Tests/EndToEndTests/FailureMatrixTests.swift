@@ -469,6 +469,60 @@ final class FailureMatrixTests: XCTestCase {
         XCTAssertGreaterThan(interrupted, 100)
     }
 
+    /// Whatever stands under a temporary output's name (left by an earlier
+    /// process with the same PID, or put there) is removed and the file
+    /// created anew, never opened. Regressions: a FIFO there blocked the
+    /// `open` while an interrupt waited for it, so neither Ctrl-C nor SIGTERM
+    /// ended the run; a symbolic link there was followed and its target
+    /// truncated.
+    func testWhatStandsUnderATemporaryNameIsReplacedNotOpened() throws {
+        let scratch = Scratch()
+        let out = scratch.path + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
+        let victim = scratch.write("victim.txt", Data("kept\n".utf8))
+        // The shell puts them under its own PID, which analyze keeps by `exec`.
+        let script = """
+            mkfifo "$1/.installs.csv.tmp-$$" && ln -s "$2" "$1/.quality.csv.tmp-$$" \
+            && printf stale > "$1/.rejects.csv.tmp-$$" && exec "$0" --quiet --out "$1" "$3"
+            """
+        let child = try Child("/bin/sh", ["-c", script, analyze, out, victim, example("basic/events.ndjson")])
+        let run = child.wait(timeout: 60)
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        XCTAssertEqual(Set(Scratch.snapshot(out).keys), Self.csvNames)
+        XCTAssertEqual(try String(contentsOfFile: victim, encoding: .utf8), "kept\n")
+        let reference = scratch.path + "/reference"
+        XCTAssertEqual(try Child.run(analyze, ["--quiet", "--out", reference, example("basic/events.ndjson")]).exitCode, 0)
+        XCTAssertEqual(Scratch.snapshot(out), Scratch.snapshot(reference))
+    }
+
+    /// An `--out` with more new levels than the interrupt cleanup remembers:
+    /// an interrupt removes the innermost ones it remembers and leaves only
+    /// the outer levels beyond them, empty. Regression: it remembered the
+    /// outermost, and `rmdir` could then remove none of them.
+    func testASignalWithADeepNewOutputDirectoryRemovesTheInnermostLevels() throws {
+        let scratch = Scratch()
+        var text = ""
+        for line in 0..<2_000 { text += "not json \(line)\n" }
+        let input = scratch.write("rejects.ndjson", Data(text.utf8))
+        let levels = 20, remembered = 16
+        for attempt in 0..<20 {
+            let top = scratch.path + "/new\(attempt)"
+            let out = top + (1..<levels).map { "/\($0)" }.joined()
+            let child = try Child(analyze, ["--quiet", "--out", out, input])
+            let deadline = Child.monotonicSeconds() + 60
+            while access(out, F_OK) != 0 && Child.monotonicSeconds() < deadline {}
+            child.send(SIGTERM)
+            let run = child.wait(timeout: 60)
+            if run.exitCode == 0 || run.stderr.contains("interrupted after all outputs were written") { continue }
+            XCTAssertEqual(run.exitCode, 143, run.stderr)
+            // What is left: the outer 20 - 16 levels, each holding only the next.
+            let left = (FileManager.default.subpaths(atPath: top) ?? []).sorted()
+            XCTAssertEqual(left, (1..<(levels - remembered)).map { (1...$0).map(String.init).joined(separator: "/") })
+            return
+        }
+        XCTFail("no run of 20 was interrupted before its renames")
+    }
+
     func testFullDeviceFailsTheWriteAndLeavesOutputsUntouched() throws {
         let scratch = Scratch()
         // Outside `scratch`, whose removal must not run into a mounted file system.

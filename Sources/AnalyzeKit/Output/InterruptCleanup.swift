@@ -16,8 +16,9 @@ import Musl
 /// The signals are taken by a thread of their own, in C (`Sources/CInterrupt`,
 /// where the header says why not a handler). It removes the paths remembered
 /// here, copied into fixed tables before each temporary file or directory is
-/// created. (A run's `--out` deeper than the directory table's 16 new levels
-/// keeps the levels beyond it, empty.)
+/// created. (Of an `--out` more new levels deep than the directory table's
+/// 16, the innermost 16 are remembered: an interrupt leaves the outer ones,
+/// empty.)
 public enum InterruptCleanup {
     static let capacity = Int(analyze_interrupt_capacity)
 
@@ -27,9 +28,15 @@ public enum InterruptCleanup {
     /// goes: `nohup analyze …` must outlive its terminal, and a shell script's
     /// background job is started with SIGINT ignored so that a Ctrl-C meant
     /// for the script leaves it running.
-    public static func install() {
-        // Should the thread not start, the signals keep their defaults.
-        _ = analyze_interrupt_install(isatty(STDERR_FILENO) != 0 ? 1 : 0)
+    ///
+    /// Returns a warning for standard error when the thread could not be
+    /// started (a container's limit on processes): the signals then keep
+    /// their default action, which leaves a write phase's temporary files.
+    public static func install() -> String? {
+        let failure = analyze_interrupt_install(isatty(STDERR_FILENO) != 0 ? 1 : 0)
+        guard failure != 0 else { return nil }
+        return "cannot start the thread that takes interrupts (\(String(cString: strerror(failure)))); "
+            + "an interrupt while the outputs are written will leave their temporary files"
     }
 
     /// Remembers the file `path` for removal on interrupt; returns its slot.
@@ -60,9 +67,10 @@ public enum InterruptCleanup {
     public static func setProgressLineShown(_ shown: Bool) { analyze_interrupt_set_progress_line(shown ? 1 : 0) }
 
     /// Runs `body` while an interrupt waits, so a group of renames is never
-    /// cut in half, nor a directory made and not yet remembered. Keep it
-    /// short: a Ctrl-C takes effect only after it. (Sections may nest.)
-    static func withInterruptsHeld<R>(_ body: () throws(AnalyzeError) -> R) throws(AnalyzeError) -> R {
+    /// cut in half, nor a directory made and not yet remembered, nor a
+    /// progress line drawn after the interrupt's message. Keep it short: a
+    /// Ctrl-C takes effect only after it. (Sections may nest.)
+    public static func withInterruptsHeld<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
         analyze_interrupt_hold()
         defer { analyze_interrupt_release() }
         return try body()

@@ -60,7 +60,9 @@ struct OutputDirectory {
         var created: [(path: String, slot: Int?)] = []
         defer { for directory in created { InterruptCleanup.unregisterDirectory(directory.slot) } }
         do throws(AnalyzeError) {
-            try createDirectories(path) { created.append(($0, InterruptCleanup.registerDirectory($0))) }
+            try createDirectories(path) { directory, remember in
+                created.append((directory, remember ? InterruptCleanup.registerDirectory(directory) : nil))
+            }
             try writeFiles(files)
         } catch {
             for directory in created.reversed() { rmdir(directory.path) }  // innermost first
@@ -92,6 +94,12 @@ struct OutputDirectory {
             for file in files {
                 let final = path + "/" + file.name
                 let temporary = temporaryPath(for: file.name, pid: "\(getpid())")
+                // One left by an earlier process with this PID (or anything
+                // else under the name) goes first, outside the section below:
+                // the new file is created, never opened, so no FIFO there can
+                // block the open while an interrupt waits, and no symbolic
+                // link there is followed.
+                unlink(temporary)
                 // Created and remembered while an interrupt waits: the thread
                 // that cleans up runs beside this one, and a file created just
                 // after its removals would stay.
@@ -118,7 +126,7 @@ struct OutputDirectory {
     }
 
     private static func create(_ path: String) throws(AnalyzeError) -> Int32 {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .input("cannot write '\(path)': \(String(cString: strerror(errno)))") }
         return fd
     }
@@ -153,23 +161,33 @@ struct OutputDirectory {
         return nil
     }
 
-    /// Creates `directory` and its missing ancestors, calling `created`
-    /// with each one made here, outermost first.
+    /// Creates `directory` and its missing ancestors, outermost first,
+    /// calling `created` with each one made here and whether the interrupt
+    /// cleanup should remember it: the innermost ones its table holds, which
+    /// `rmdir` can remove in turn (with the outermost remembered instead, an
+    /// `--out` deeper than the table would have left every new level).
     private func createDirectories(
-        _ directory: String, created: (String) -> Void
+        _ directory: String, created: (String, _ remember: Bool) -> Void
     ) throws(AnalyzeError) {
+        var missing: [String] = []  // innermost first
         var info = stat()
-        if stat(directory, &info) == 0 { return }
-        let parent = Self.parent(of: directory)
-        if parent != directory { try createDirectories(parent, created: created) }
-        // Made and remembered while an interrupt waits: one between the two
-        // would leave the directory behind (seen in CI, about 1 run in 500
-        // signalled just as the directory appeared).
-        try InterruptCleanup.withInterruptsHeld { () throws(AnalyzeError) in
-            if mkdir(directory, 0o755) == 0 {
-                created(directory)
-            } else if errno != EEXIST {
-                throw .input("cannot create '\(directory)': \(String(cString: strerror(errno)))")
+        var ancestor = directory
+        while stat(ancestor, &info) != 0 {
+            missing.append(ancestor)
+            let parent = Self.parent(of: ancestor)
+            if parent == ancestor { break }
+            ancestor = parent
+        }
+        for (depth, level) in missing.reversed().enumerated() {
+            // Made and remembered while an interrupt waits: one between the
+            // two would leave the directory behind (seen in CI, about 1 run in
+            // 500 signalled just as the directory appeared).
+            try InterruptCleanup.withInterruptsHeld { () throws(AnalyzeError) in
+                if mkdir(level, 0o755) == 0 {
+                    created(level, depth >= missing.count - InterruptCleanup.capacity)
+                } else if errno != EEXIST {
+                    throw .input("cannot create '\(level)': \(String(cString: strerror(errno)))")
+                }
             }
         }
     }

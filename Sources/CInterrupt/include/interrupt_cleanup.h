@@ -3,16 +3,17 @@
 
 /// The signal side of `InterruptCleanup` (AnalyzeKit/Output/InterruptCleanup.swift).
 ///
-/// SIGINT, SIGTERM and SIGHUP are blocked in every thread and taken by one
-/// thread of their own with `sigwait`, which removes the remembered files and
-/// directories and ends the process. Not a handler: a process-directed signal
-/// goes to any thread that does not block it, and a thread just made starts
-/// with its creator's mask for a moment (libdispatch blocks signals in its
-/// workers only once they run), so a handler could run beside the main thread
-/// in the middle of what it must not cut in half (in CI: a directory made but
-/// not yet remembered was left behind). The thread takes the same lock as
-/// those sections, so it waits for them to end. It never allocates: the tables
-/// are fixed, the paths copied in place.
+/// SIGINT, SIGTERM and SIGHUP (those not ignored at start) are blocked in
+/// every thread and taken by one thread of their own with `sigwait`, which
+/// removes the remembered files and directories and ends the process. Not a
+/// handler: a process-directed signal goes to any thread that does not block
+/// it, and a thread just made starts with its creator's mask for a moment
+/// (libdispatch blocks signals in its workers only once they run), so a
+/// handler could run beside the main thread in the middle of what it must not
+/// cut in half (in CI: a directory made but not yet remembered was left
+/// behind). The thread takes the same lock as those sections, so it waits for
+/// them to end. It never allocates: the tables are fixed, the paths copied in
+/// place.
 
 /// How many files, and how many directories, can be remembered at once.
 enum { analyze_interrupt_capacity = 16 };
