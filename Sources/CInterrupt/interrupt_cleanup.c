@@ -1,6 +1,5 @@
 #include "interrupt_cleanup.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>

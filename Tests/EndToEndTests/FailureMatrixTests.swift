@@ -373,6 +373,30 @@ final class FailureMatrixTests: XCTestCase {
         return scratch.write("many-rejects.ndjson", Data(text.utf8))
     }
 
+    /// An input of `count` lines that are not JSON: as many rejects to write.
+    private func rejectsOnlyInput(_ scratch: Scratch, lines count: Int) -> String {
+        var text = ""
+        text.reserveCapacity(count * 20)
+        for line in 0..<count { text += "not json \(line)\n" }
+        return scratch.write("rejects.ndjson", Data(text.utf8))
+    }
+
+    /// Runs `analyze --quiet --out OUT INPUT` and sends SIGTERM the moment
+    /// `OUT` exists: spinning, not sleeping, so the signal lands within
+    /// microseconds of the `mkdir`.
+    private func runSignalledAsItAppears(out: String, input: String) throws -> ChildResult {
+        let child = try Child(analyze, ["--quiet", "--out", out, input])
+        let deadline = Child.monotonicSeconds() + 60
+        while access(out, F_OK) != 0 && Child.monotonicSeconds() < deadline {}
+        child.send(SIGTERM)
+        return child.wait(timeout: 60)
+    }
+
+    /// Whether a signalled run had finished its renames when the signal landed.
+    private static func wroteEverything(_ run: ChildResult) -> Bool {
+        run.exitCode == 0 || run.stderr.contains("interrupted after all outputs were written")
+    }
+
     func testFileSizeLimitFailsTheWriteAndLeavesOutputsUntouched() throws {
         // ThreadSanitizer's runtime itself dies of SIGBUS under a file-size limit,
         // before `analyze` runs; the full-device test covers the same path there.
@@ -408,17 +432,14 @@ final class FailureMatrixTests: XCTestCase {
         let scratch = Scratch()
         // Two million rejects to write: the write phase lasts long enough to
         // be caught once the directory appears.
-        var text = ""
-        text.reserveCapacity(40_000_000)
-        for line in 0..<2_000_000 { text += "not json \(line)\n" }
-        let input = scratch.write("rejects.ndjson", Data(text.utf8))
+        let input = rejectsOnlyInput(scratch, lines: 2_000_000)
         let out = scratch.path + "/new/deeper/out"
         let child = try Child(analyze, ["--quiet", "--max-reject-rows", "100000000", "--out", out, input])
         let deadline = Child.monotonicSeconds() + 60
         while !FileManager.default.fileExists(atPath: out) && Child.monotonicSeconds() < deadline { usleep(500) }
         child.send(SIGTERM)
         let run = child.wait(timeout: 120)
-        if run.exitCode == 0 || run.stderr.contains("interrupted after all outputs were written") {
+        if Self.wroteEverything(run) {
             // The run was faster than the signal: every output is in place.
             XCTAssertEqual(Set(Scratch.snapshot(out).keys), Self.csvNames)
             return
@@ -439,20 +460,13 @@ final class FailureMatrixTests: XCTestCase {
     /// not yet blocked it; the thread that takes the signals rules that out.
     func testASignalJustAsTheOutputDirectoryAppearsLeavesNothingBehind() throws {
         let scratch = Scratch()
-        var text = ""
-        for line in 0..<2_000 { text += "not json \(line)\n" }
-        let input = scratch.write("rejects.ndjson", Data(text.utf8))
+        let input = rejectsOnlyInput(scratch, lines: 2_000)
         var interrupted = 0
         for attempt in 0..<600 {
             let top = scratch.path + "/new\(attempt)"
             let out = top + "/deeper/out"
-            let child = try Child(analyze, ["--quiet", "--out", out, input])
-            // No sleep: the signal should land within microseconds of the mkdir.
-            let deadline = Child.monotonicSeconds() + 60
-            while access(out, F_OK) != 0 && Child.monotonicSeconds() < deadline {}
-            child.send(SIGTERM)
-            let run = child.wait(timeout: 60)
-            if run.exitCode == 0 || run.stderr.contains("interrupted after all outputs were written") {
+            let run = try runSignalledAsItAppears(out: out, input: input)
+            if Self.wroteEverything(run) {
                 XCTAssertEqual(Set(Scratch.snapshot(out).keys), Self.csvNames, "attempt \(attempt)")
                 continue
             }
@@ -501,19 +515,13 @@ final class FailureMatrixTests: XCTestCase {
     /// outermost, and `rmdir` could then remove none of them.
     func testASignalWithADeepNewOutputDirectoryRemovesTheInnermostLevels() throws {
         let scratch = Scratch()
-        var text = ""
-        for line in 0..<2_000 { text += "not json \(line)\n" }
-        let input = scratch.write("rejects.ndjson", Data(text.utf8))
+        let input = rejectsOnlyInput(scratch, lines: 2_000)
         let levels = 20, remembered = 16
         for attempt in 0..<20 {
             let top = scratch.path + "/new\(attempt)"
             let out = top + (1..<levels).map { "/\($0)" }.joined()
-            let child = try Child(analyze, ["--quiet", "--out", out, input])
-            let deadline = Child.monotonicSeconds() + 60
-            while access(out, F_OK) != 0 && Child.monotonicSeconds() < deadline {}
-            child.send(SIGTERM)
-            let run = child.wait(timeout: 60)
-            if run.exitCode == 0 || run.stderr.contains("interrupted after all outputs were written") { continue }
+            let run = try runSignalledAsItAppears(out: out, input: input)
+            if Self.wroteEverything(run) { continue }
             XCTAssertEqual(run.exitCode, 143, run.stderr)
             // What is left: the outer 20 - 16 levels, each holding only the next.
             let left = (FileManager.default.subpaths(atPath: top) ?? []).sorted()
