@@ -173,7 +173,8 @@ final class DeflateDecoderTests: XCTestCase {
     }
 
     /// Damage anywhere (bit flips, bytes replaced, cut short) is rejected
-    /// exactly where zlib rejects it, and what both accept decodes the same.
+    /// where zlib rejects it, for the same reason (one exception, below), and
+    /// what both accept decodes the same.
     func testDamagedStreamsAreAcceptedOrRejectedAsZlibDoes() {
         var random = SplitMix64(0xBAD_DA7A)
         var rejected = 0
@@ -199,7 +200,15 @@ final class DeflateDecoderTests: XCTestCase {
             switch (byZlib, byBuiltIn) {
             case (.decoded(let a), .decoded(let b)):
                 XCTAssertEqual(a, b, "round \(round): both accept, different output")
-            case (.failed, .failed):
+            case (.failed(let byZlib), .failed(let byBuiltIn)):
+                // One difference is by design: a dynamic block whose code-length
+                // code has no codes at all. zlib then reads every length as 0 and
+                // fails on the missing end-of-block code only once it has read
+                // them all; the built-in decoder says the same at once, so where
+                // the member ends before that, zlib finds it cut short instead.
+                if !(byZlib == "truncated" && byBuiltIn == "invalid code -- missing end-of-block") {
+                    XCTAssertEqual(byBuiltIn, byZlib, "round \(round): both reject, for different reasons")
+                }
                 rejected += 1
             default:
                 XCTFail("round \(round): zlib \(outcomeSummary(byZlib)), built-in \(outcomeSummary(byBuiltIn))")
