@@ -53,7 +53,7 @@ case .run(let options):
         let seconds = MonotonicClock.now() - started
         StandardError.write(
             "analyze: \(q.files) file(s), \(q.lines) lines, \(q.events) events, \(q.duplicates) duplicates, "
-                + "\(q.rejected) rejected in \(Analyzer.Progress.formatSeconds(seconds)) → \(options.outputDirectory)\n")
+                + "\(q.rejected) rejected in \(Analyzer.Progress.formatSeconds(seconds)) → \(PrintableText.escaped(options.outputDirectory))\n")
     }
 }
 exit(0)

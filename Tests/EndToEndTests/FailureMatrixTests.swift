@@ -159,6 +159,48 @@ final class FailureMatrixTests: XCTestCase {
         assertFailure(run, exit: 2, mentions: ["b.ndjson"], out: out, before: before, "dangling entry in a directory")
     }
 
+    /// A directory that contributes no file (empty, or holding only other
+    /// names, dot-files, subdirectories and FIFOs) is an input error: most
+    /// likely an export that did not arrive, whose empty report must not
+    /// replace the last good one (a decision: docs/data-model.md).
+    func testADirectoryWithNoExportInItIsAnInputError() throws {
+        let scratch = Scratch()
+        let (out, before) = try establishedOutput(scratch)
+        let empty = scratch.path + "/empty"
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: false)
+        var run = try Child.run(analyze, ["--out", out, empty])
+        assertFailure(run, exit: 2, mentions: ["no export files", "'\(empty)'"], out: out, before: before, "empty directory")
+
+        let others = scratch.path + "/others"
+        try FileManager.default.createDirectory(atPath: others + "/sub.ndjson", withIntermediateDirectories: true)
+        XCTAssertEqual(mkfifo(others + "/pipe.ndjson", 0o644), 0)
+        try FileManager.default.copyItem(atPath: example("basic/events.ndjson"), toPath: others + "/.hidden.ndjson")
+        try FileManager.default.copyItem(atPath: example("basic/events.ndjson"), toPath: others + "/events.json")
+        run = try Child.run(analyze, ["--out", out, others], timeout: 60)
+        assertFailure(run, exit: 2, mentions: ["no export files", "'\(others)'"], out: out, before: before, "no export names")
+
+        // Also beside a directory that has exports: the missing one is named.
+        let full = scratch.path + "/full"
+        try FileManager.default.createDirectory(atPath: full, withIntermediateDirectories: false)
+        try FileManager.default.copyItem(atPath: example("basic/events.ndjson"), toPath: full + "/events.ndjson")
+        run = try Child.run(analyze, ["--out", out, full, empty])
+        assertFailure(run, exit: 2, mentions: ["'\(empty)'"], out: out, before: before, "one of two directories empty")
+    }
+
+    /// A path is printed on one line, its control characters escaped: a line
+    /// feed or a terminal escape sequence in a file name neither splits the
+    /// message nor reaches the terminal.
+    func testControlCharactersInAPathAreEscapedInMessages() throws {
+        let scratch = Scratch()
+        let (out, before) = try establishedOutput(scratch)
+        let missing = scratch.path + "/no\npe\u{1B}[31m.ndjson.gz"
+        let run = try Child.run(analyze, ["--out", out, missing])
+        assertFailure(run, exit: 2, mentions: [scratch.path + #"/no\npe\x1B[31m.ndjson.gz"#], out: out, before: before,
+                      "control characters in a path")
+        XCTAssertEqual(run.stderr.split(separator: "\n", omittingEmptySubsequences: false).count, 2, "one line: \(run.stderr)")
+        XCTAssertFalse(run.stderr.contains("\u{1B}"), run.stderr)
+    }
+
     /// Regression: a directory where the last output goes failed its rename
     /// after the first four files had been replaced (exit 2, a mix of old and
     /// new outputs). Now refused before anything is written.

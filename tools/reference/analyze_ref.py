@@ -652,11 +652,16 @@ def expand_paths(paths):
             names = sorted(n for n in names
                            if not n.startswith(b".") and n.endswith(DIR_SUFFIXES))
             prefix = pb if pb.endswith(b"/") else pb + b"/"
+            before = len(inputs)
             for nm in names:
                 full = prefix + nm
                 if os.path.isdir(full):
                     continue
                 inputs.append((full, full))
+            # Decision of the project (docs/data-model.md): a directory with no
+            # export in it is an input error, not an empty report.
+            if len(inputs) == before:
+                raise InputError("%s: no export files in directory" % p)
         else:
             inputs.append((pb, pb))
     return inputs

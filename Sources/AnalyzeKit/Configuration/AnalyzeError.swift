@@ -17,9 +17,11 @@ public enum AnalyzeError: Error, Sendable, Equatable {
         }
     }
 
+    /// The message, on one line: control characters from the paths and
+    /// values it quotes are escaped (``PrintableText``).
     public var message: String {
         switch self {
-        case .usage(let text), .input(let text), .rejectRateExceeded(let text): text
+        case .usage(let text), .input(let text), .rejectRateExceeded(let text): PrintableText.escaped(text)
         }
     }
 }

@@ -38,8 +38,9 @@ extension InputFile {
     /// Directories contribute the regular files directly inside them whose
     /// names end in one of `directorySuffixes`, sorted byte-wise on the UTF-8
     /// name; dot-files, subdirectories and special files are skipped, while an
-    /// entry that cannot be examined (a dangling link) is an input error. A path that does not exist is
-    /// reported here, before any work, as an input error.
+    /// entry that cannot be examined (a dangling link) is an input error, and
+    /// so is a directory that contributes no file at all. A path that does not
+    /// exist is reported here, before any work, as an input error.
     static func expand(_ arguments: [[UInt8]]) throws(AnalyzeError) -> [InputFile] {
         var files: [InputFile] = []
         for argument in arguments {
@@ -63,6 +64,7 @@ extension InputFile {
                 continue
             }
             let prefix = argument.last == UInt8(ascii: "/") ? argument : argument + [UInt8(ascii: "/")]
+            let before = files.count
             for name in try directoryEntries(argument, shown: shown) {
                 let path = prefix + name
                 // Subdirectories, FIFOs and devices are skipped (a FIFO would
@@ -71,6 +73,13 @@ extension InputFile {
                 var entry = stat()
                 if withCPath(path, { stat($0, &entry) }) == 0 && (entry.st_mode & S_IFMT) != S_IFREG { continue }
                 files.append(InputFile(displayName: String(decoding: path, as: UTF8.self), location: .file(path)))
+            }
+            // A directory with no export in it is most likely an export that
+            // did not arrive: an input error, not an empty report that would
+            // replace the last good one (docs/data-model.md).
+            guard files.count > before else {
+                let patterns = directorySuffixes.map { "*" + $0 }.joined(separator: ", ")
+                throw .input("no export files (\(patterns)) in directory '\(shown)'")
             }
         }
         return files
