@@ -68,6 +68,17 @@ final class CommandLineParserTests: XCTestCase {
         XCTAssertEqual(try CommandLineParser.parse(["--help"]), .help)
         XCTAssertEqual(try CommandLineParser.parse(["x", "-h"]), .help)
         XCTAssertEqual(try CommandLineParser.parse(["--version"]), .version)
+        // They win wherever they stand, after a bad argument as before one
+        // (`--bogus --version` once failed while `--version --bogus` printed).
+        XCTAssertEqual(try CommandLineParser.parse(["--bogus", "--version"]), .version)
+        XCTAssertEqual(try CommandLineParser.parse(["--version", "--bogus"]), .version)
+        XCTAssertEqual(try CommandLineParser.parse(["--quiet=yes", "x", "-h"]), .help)
+        XCTAssertEqual(try CommandLineParser.parse(["--help=yes", "--version"]), .version)
+        XCTAssertEqual(try CommandLineParser.parse(["--help", "--version"]), .help)
+        XCTAssertEqual(try CommandLineParser.parse(["--version", "-h"]), .version)
+        // An option's value and anything after `--` are not flags.
+        XCTAssertEqual(try options(["--out", "--help", "x"]).outputDirectory, "--help")
+        XCTAssertEqual(try options(["--", "--version"]).pathBytes, [Array("--version".utf8)])
         for option in ["--out", "--timezone", "--threads", "--max-reject-rate", "--max-reject-rows", "--max-line-bytes", "--quiet", "--version"] {
             XCTAssertTrue(CommandLineParser.helpText.contains(option), option)
         }
@@ -94,5 +105,9 @@ final class CommandLineParserTests: XCTestCase {
         assertUsageError(["x", "--help=yes"], mentions: "--help")
         assertUsageError(["x", "--version="], mentions: "--version")
         assertUsageError(["x", "--max-reject-rate", "+0.5"], mentions: "--max-reject-rate")
+        // The first bad argument is the one named.
+        assertUsageError(["--bogus", "--other", "x"], mentions: "--bogus")
+        assertUsageError(["--quiet=1", "--bogus", "x"], mentions: "--quiet")
+        assertUsageError(["--bogus", "x", "--threads"], mentions: "--bogus")
     }
 }

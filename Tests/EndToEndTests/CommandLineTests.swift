@@ -63,6 +63,11 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(version.status, 0)
         XCTAssertTrue(version.stdout.hasPrefix("analyze "), version.stdout)
         XCTAssertTrue(version.stdout.contains("inflater: "), version.stdout)
+        // After a bad option as before one: the same answer, exit 0.
+        let late = try AnalyzeBinary.run(["--bogus", "--threads", "0", "--version"])
+        XCTAssertEqual(late.status, 0, late.stderr)
+        XCTAssertEqual(late.stdout, version.stdout)
+        XCTAssertEqual(late.stderr, "")
     }
 
     func testUsageErrorsExitOneAndWriteNothing() throws {

@@ -759,6 +759,7 @@ def parse_args(argv):
     paths = []
     i = 0
     end = False
+    problem = None  # the first bad argument; --help/--version later on still win
     while i < len(argv):
         a = argv[i]
         i += 1
@@ -781,14 +782,17 @@ def parse_args(argv):
         if name in VALUE_OPTS:
             if val is None:
                 if i >= len(argv):
-                    raise UsageError("%s: missing value" % name)
+                    problem = problem or UsageError("%s: missing value" % name)
+                    continue
                 val = argv[i]
                 i += 1
             opts[name] = val
         elif name == "--quiet" and val is None:
             opts["--quiet"] = True
         else:
-            raise UsageError("unknown option %r" % a)
+            problem = problem or UsageError("unknown option %r" % a)
+    if problem:
+        raise problem
 
     def int_opt(name, minimum):
         v = opts[name]

@@ -11,7 +11,11 @@ public enum CommandLineRequest: Equatable, Sendable {
 /// `--opt value` and `--opt=value` both work, options may follow paths, `--`
 /// ends options, and a lone `-` is standard input. A repeated option keeps
 /// its last value, and only that value is checked (`--threads 0 --threads 4`
-/// runs with 4, as the reference implementation does).
+/// runs with 4, as the reference implementation does). `--help`, `-h` and
+/// `--version` win wherever they stand among the options, even after an
+/// unknown option or a bad value (`analyze --bogus --version` prints the
+/// version, exit 0, as `analyze --version --bogus` does); the first of them
+/// decides which.
 public enum CommandLineParser {
     /// The options that take a value (checked once all arguments are read).
     private static let valueOptions = [
@@ -32,6 +36,9 @@ public enum CommandLineParser {
         var paths: [[UInt8]] = []
         var index = 0
         var optionsEnded = false
+        // The first problem in the arguments themselves, thrown once no
+        // `--help` or `--version` has turned up further on.
+        var firstProblem: AnalyzeError?
 
         while index < arguments.count {
             let argument = arguments[index]
@@ -52,7 +59,10 @@ public enum CommandLineParser {
             }
             switch name {
             case "-h", "--help", "--version", "--quiet":
-                guard inline == nil else { throw .usage("option \(name) takes no value") }
+                guard inline == nil else {
+                    firstProblem = firstProblem ?? .usage("option \(name) takes no value")
+                    continue
+                }
                 if name == "--quiet" {
                     quiet = true
                 } else {
@@ -63,13 +73,17 @@ public enum CommandLineParser {
                     values[name] = inline
                 } else {
                     index += 1
-                    guard index < arguments.count else { throw .usage("option \(name) needs a value") }
+                    guard index < arguments.count else {
+                        firstProblem = firstProblem ?? .usage("option \(name) needs a value")
+                        continue
+                    }
                     values[name] = arguments[index]
                 }
             default:
-                throw .usage("unknown option '\(name)'")
+                firstProblem = firstProblem ?? .usage("unknown option '\(name)'")
             }
         }
+        if let firstProblem { throw firstProblem }
 
         var options = AnalyzeOptions(paths: [])
         options.quiet = quiet
