@@ -391,10 +391,13 @@ final class ChunkFeedTests: XCTestCase {
     /// with one member's CRC-32, ISIZE or both damaged, or an earlier
     /// member's CRC-32 damaged and the last member truncated, one worker
     /// reports exactly the error of the inflater's own check (its words, its
-    /// offset: where the inflate call that read the trailer began, and the
-    /// earlier member first). Several workers, whose handoffs move where
-    /// inflate calls begin, report the same words for an offset in the same
-    /// member. A clean input is checked to its last byte.
+    /// offset: the damaged trailer's first byte, and the earlier member
+    /// first). Several workers, whose handoffs move where inflate calls
+    /// begin, report the same trailer error, offset included (since the
+    /// forty-sixth session: before it, where the call that read the trailer
+    /// began, which moved with the threads), and for a truncation the same
+    /// words for an offset in the same member. A clean input is checked to
+    /// its last byte.
     func testTrailersCheckedByTheWorkersFailAsTheInflatersOwnCheck() throws {
         var rng = SplitMix64(2026)
         let directory = TemporaryDirectory()
@@ -427,6 +430,13 @@ final class ChunkFeedTests: XCTestCase {
             _ = drain(inflaters, workers: 1)
             let expected = Self.message(inflaters.error)
             if expected != nil { failures += 1 }
+            let trailerDamaged = round % 5 == 4 ? 0 : damaged
+            let trailerStart = members[...trailerDamaged].reduce(0) { $0 + $1.count } - 8
+            if (1...4).contains(round % 5) {
+                let words = round % 5 == 2 ? "incorrect length check" : "incorrect data check"
+                XCTAssertEqual(expected?.hasSuffix("at byte offset \(trailerStart): \(words)"), true,
+                               "round \(round): \(expected ?? "no error")")
+            }
             let one = try feed([path], workers: 1)
             _ = drain(one, workers: 1)
             XCTAssertEqual(Self.message(one.error), expected, "round \(round), \(members.count) members")
@@ -447,6 +457,9 @@ final class ChunkFeedTests: XCTestCase {
             _ = drain(several, workers: workers)
             XCTAssertEqual(split(Self.message(several.error))?.words, split(expected)?.words, "round \(round), \(workers) workers")
             XCTAssertEqual(split(Self.message(several.error))?.member, split(expected)?.member, "round \(round), \(workers) workers")
+            if let expected, expected.contains(" check") {
+                XCTAssertEqual(Self.message(several.error), expected, "round \(round), \(workers) workers")
+            }
             if expected == nil { XCTAssertEqual(several.bytesUnchecked, 0, "round \(round): every byte checked") }
         }
         XCTAssertGreaterThan(failures, 40, "most rounds damage a member")
@@ -468,7 +481,7 @@ final class ChunkFeedTests: XCTestCase {
         let cases: [(name: String, bytes: [UInt8], expected: String)] = [
             ("empty-then-bytes", empty + Array("garbage".utf8), "at byte offset 20: unexpected bytes after a gzip member"),
             ("empty-then-bad-header", empty + badHeader, "at byte offset 20: invalid gzip header"),
-            ("bad-crc-then-bytes", emptyWithBadCRC + Array("x".utf8), "at byte offset 10: incorrect data check"),
+            ("bad-crc-then-bytes", emptyWithBadCRC + Array("x".utf8), "at byte offset 12: incorrect data check"),
             // Text first: the damage waits for the next call (as before).
             ("line-empty-then-bytes", gzip(line) + empty + [0x01], "unexpected bytes after a gzip member"),
         ]

@@ -42,7 +42,7 @@ final class BuiltInInflateBackend: InflateBackend {
             let buffered = decoder.takeBufferedBytes()
             check.beginTrailer(buffered: buffered.bytes, count: buffered.count)
             phase = .trailer
-            let (taken, ended) = try check.readTrailer(UnsafeRawBufferPointer(rebasing: input[step.consumed...]))
+            let (taken, ended) = try check.readTrailer(input, from: step.consumed)
             return (step.consumed + taken, step.produced, ended)
         case .trailer:
             let (taken, ended) = try check.readTrailer(input)

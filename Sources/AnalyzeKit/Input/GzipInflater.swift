@@ -157,17 +157,20 @@ final class GzipInflater {
                 do {
                     step = try backend.inflate(pending, into: UnsafeMutableRawBufferPointer(rebasing: destination[produced...]))
                 } catch {
-                    throw damage(error.reason)
+                    // A trailer that does not match is named by its first
+                    // byte; other damage by where this call's input began
+                    // (up to `inputCapacity` before it).
+                    throw Self.damage(error.reason, in: reader.name,
+                                      at: error.trailerEnd.map { consumedOffset + $0 - 8 } ?? consumedOffset)
                 }
-                let stepOffset = consumedOffset
                 consumed += step.consumed
                 produced += step.produced
                 if step.memberEnded {
                     state = .betweenMembers
-                    // The offset a failed check names: where the call that
-                    // read the trailer began, as when the backend checks it.
+                    // A failed check names the trailer's first byte, as when
+                    // the backend checks it: the same whatever the threads.
                     if let trailer = backend.takeTrailer() {
-                        memberEnds.append(MemberEnd(position: produced, trailer: trailer, offset: stepOffset))
+                        memberEnds.append(MemberEnd(position: produced, trailer: trailer, offset: consumedOffset - 8))
                     }
                 }
             case .betweenMembers:

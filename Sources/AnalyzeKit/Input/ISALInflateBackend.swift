@@ -82,7 +82,7 @@ final class ISALInflateBackend: InflateBackend {
             let buffered = count == 0 ? 0 : state.pointee.read_in >> UInt64(bits % 8)
             check.beginTrailer(buffered: buffered, count: count)
             phase = .trailer
-            let (taken, ended) = try check.readTrailer(UnsafeRawBufferPointer(rebasing: input[consumed...]))
+            let (taken, ended) = try check.readTrailer(input, from: consumed)
             return (consumed + taken, produced, ended)
         case .trailer:
             let (taken, ended) = try check.readTrailer(input)

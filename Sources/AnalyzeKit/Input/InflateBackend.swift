@@ -31,6 +31,12 @@ protocol InflateBackend: AnyObject {
 /// Why a backend rejected its input (zlib's or ISA-L's own words).
 struct InflateFailure: Error {
     var reason: String
+    /// For a trailer that does not match: where it ends, counted from the
+    /// start of the input of the call that threw (the trailer may have begun
+    /// in an earlier call). Lets the error name the trailer's offset, the
+    /// same whatever the read boundaries; nil for damage found by the decoder,
+    /// whose place only the call's start approximates.
+    var trailerEnd: Int?
 }
 
 /// A member's running CRC-32 and length (mod 2³²), checked against its
@@ -56,12 +62,17 @@ struct MemberCheck {
 
     /// Compares the member's output so far with its `trailer`, in zlib's
     /// words when they differ (or keeps the trailer, when deferred).
-    mutating func verify(trailer: UInt64) throws(InflateFailure) {
+    /// `end`: where the trailer ends in the calling backend's input.
+    mutating func verify(trailer: UInt64, endingAt end: Int) throws(InflateFailure) {
         if defers {
             deferredTrailer = trailer
             return
         }
-        try Self.compare(trailer: trailer, crc: crc, length: UInt32(truncatingIfNeeded: length))
+        do {
+            try Self.compare(trailer: trailer, crc: crc, length: UInt32(truncatingIfNeeded: length))
+        } catch {
+            throw InflateFailure(reason: error.reason, trailerEnd: end)
+        }
     }
 
     /// `trailer` against a member's CRC-32 and length, in zlib's words (the
@@ -90,17 +101,19 @@ struct MemberCheck {
         trailerCount = count
     }
 
-    /// Takes the rest of the trailer from the start of `input` and checks it
-    /// once whole; returns the bytes taken and whether the member ended.
-    mutating func readTrailer(_ input: UnsafeRawBufferPointer) throws(InflateFailure) -> (taken: Int, ended: Bool) {
+    /// Takes the rest of the trailer from `input`, from index `start` on, and
+    /// checks it once whole; returns the bytes taken and whether the member
+    /// ended. A failed check's ``InflateFailure/trailerEnd`` counts from
+    /// `input`'s start.
+    mutating func readTrailer(_ input: UnsafeRawBufferPointer, from start: Int = 0) throws(InflateFailure) -> (taken: Int, ended: Bool) {
         var taken = 0
-        while trailerCount < 8 && taken < input.count {
-            trailer |= UInt64(input[taken]) << UInt64(8 * trailerCount)
+        while trailerCount < 8 && start + taken < input.count {
+            trailer |= UInt64(input[start + taken]) << UInt64(8 * trailerCount)
             trailerCount += 1
             taken += 1
         }
         guard trailerCount == 8 else { return (taken, false) }
-        try verify(trailer: trailer)
+        try verify(trailer: trailer, endingAt: start + taken)
         return (taken, true)
     }
 }

@@ -70,7 +70,7 @@ final class ZlibInflateBackend: InflateBackend {
             guard status == Z_STREAM_END else { return (consumed, produced, false) }
             // zlib stops exactly after the trailer (it hands back bytes its bit
             // buffer read ahead), so the trailer is the last 8 bytes consumed.
-            try check.verify(trailer: lastConsumed)
+            try check.verify(trailer: lastConsumed, endingAt: consumed)
             return (consumed, produced, true)
         default:
             throw failure(status)
