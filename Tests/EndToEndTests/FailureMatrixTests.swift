@@ -668,6 +668,33 @@ final class FailureMatrixTests: XCTestCase {
         XCTAssertEqual(pieces.filter { $0.contains(" events, ") }.count, 1)
     }
 
+    /// No progress line with `--quiet` on a terminal (nothing at all on
+    /// standard error), nor on a standard error that is not a terminal (only
+    /// the summary): each run is held open for three of the progress timer's
+    /// half-second ticks, in which the test above sees two lines drawn.
+    func testNoProgressLineWhenQuietOrNotATerminal() throws {
+        let scratch = Scratch()
+        let text = try Data(contentsOf: URL(fileURLWithPath: example("basic/events.ndjson")))
+        let quiet = try Child(analyze, ["--quiet", "--out", scratch.path + "/quiet", "-"], stdin: .pipe,
+                              stderr: .terminal(columns: 80))
+        quiet.writeToStandardInput(text)
+        XCTAssertFalse(quiet.waitForTerminal(toShow: "analyze", timeout: 1.5), "--quiet drew on the terminal")
+        let quietRun = quiet.wait()
+        XCTAssertEqual(quietRun.exitCode, 0, quietRun.stderr)
+        XCTAssertEqual(quietRun.stderr, "", "--quiet wrote to a terminal")
+
+        let piped = try Child(analyze, ["--out", scratch.path + "/piped", "-"], stdin: .pipe, stderr: .capture)
+        piped.writeToStandardInput(text)
+        Thread.sleep(forTimeInterval: 1.5)
+        let pipedRun = piped.wait()
+        XCTAssertEqual(pipedRun.exitCode, 0, pipedRun.stderr)
+        XCTAssertFalse(pipedRun.stderr.contains("\r") || pipedRun.stderr.contains("\u{1B}"), pipedRun.stderr.debugDescription)
+        XCTAssertFalse(pipedRun.stderr.contains(" decoded"), pipedRun.stderr.debugDescription)
+        XCTAssertEqual(pipedRun.stderr.components(separatedBy: "\n").filter { !$0.isEmpty }.count, 1,
+                       "only the summary: \(pipedRun.stderr.debugDescription)")
+        XCTAssertTrue(pipedRun.stderr.hasPrefix("analyze: ") && pipedRun.stderr.contains(" events, "), pipedRun.stderr)
+    }
+
     func testHelpIntoAReaderThatStopsEarly() throws {
         // `analyze --help | head -c1`: the help fits in the pipe buffer, so the write
         // succeeds before the reader goes away.
