@@ -78,6 +78,43 @@ final class EventParserTests: XCTestCase {
         assertReject("{\"event_id\":\"e\",\"event_type\":\"other\",\"timestamp\":1}", nil)
     }
 
+    /// SPEC §2 rejects, 4: a required envelope key that is `null` is
+    /// missing_field (not wrong_type), on every type that requires it.
+    func testNullRequiredKeysAreMissingField() {
+        let ids = "\"event_id\":\"e\",\"timestamp\":1"
+        assertReject("{\(ids),\"event_type\":null,\"device_id\":\"d\",\"profile_id\":\"p\"}", .missingField)
+        for type in ["sdk_activate", "identify", "logout", "onboarding_state_updated", "onboarding_analytics"] {
+            let cuid = ",\"customer_user_id\":\"u\""
+            assertReject("{\(ids),\"event_type\":\"\(type)\",\"device_id\":null,\"profile_id\":\"p\"\(cuid)}", .missingField)
+            assertReject("{\(ids),\"event_type\":\"\(type)\",\"device_id\":\"d\",\"profile_id\":null\(cuid)}", .missingField)
+            // null outranks a wrong type on another key, and a bad timestamp.
+            assertReject("{\"event_id\":\"e\",\"timestamp\":\"bad\",\"event_type\":\"\(type)\",\"device_id\":7,\"profile_id\":null\(cuid)}", .missingField)
+        }
+        // null event_type outranks a wrong-typed event_id (missing_field before wrong_type).
+        assertReject("{\"event_id\":5,\"event_type\":null,\"timestamp\":1}", .missingField)
+        // On an unknown type device_id and profile_id are not required: null is fine.
+        assertReject("{\(ids),\"event_type\":\"paywall_shown\",\"device_id\":null,\"profile_id\":null}", nil)
+        // Matching of event_type is case-sensitive: "Logout" is unknown, so its null ids are fine.
+        assertReject("{\(ids),\"event_type\":\"Logout\",\"device_id\":null,\"profile_id\":null}", nil)
+    }
+
+    /// SPEC §2 rejects, 2: `action` is not an envelope key, so a repeated
+    /// top-level `action` is only checked on the two onboarding types; on
+    /// any other type it is a key the SPEC does not read, and the event is
+    /// accepted, whatever the two values are.
+    func testRepeatedTopLevelActionOutsideTheOnboardingTypes() {
+        let good = "{\"elementId\":\"q\",\"meta\":{\"onboardingId\":\"o\"},\"params\":{\"type\":\"input\",\"value\":{}}}"
+        for type in ["sdk_activate", "identify", "logout", "paywall_shown", "Onboarding_state_updated"] {
+            let cuid = type == "identify" ? ",\"customer_user_id\":\"u\"" : ""
+            let head = "{\(envelope),\"event_type\":\"\(type)\"\(cuid)"
+            assertReject(head + ",\"action\":\(good),\"action\":\(good)}", nil)
+            assertReject(head + ",\"action\":1,\"action\":{\"a\":1,\"a\":2}}", nil)
+        }
+        // The same on onboarding_state_updated is invalid_json, even with two well-formed actions.
+        assertReject("{\(envelope),\"event_type\":\"onboarding_state_updated\",\"action\":\(good),\"action\":\(good)}", .invalidJSON)
+        assertReject("{\(envelope),\"event_type\":\"onboarding_state_updated\",\"action\":\(good)}", nil)
+    }
+
     func testWrongType() {
         assertReject("{\"event_id\":7,\"event_type\":\"x\",\"timestamp\":1}", .wrongType)
         assertReject("{\"event_id\":\"e\",\"event_type\":[],\"timestamp\":1}", .wrongType)
@@ -126,6 +163,32 @@ final class EventParserTests: XCTestCase {
         assertReject(line("{\"elementId\":\"q\",\(meta),\"params\":{\"type\":\"datePicker\",\"value\":{\"day\":\"1\"}}}"), .badAction)
         assertReject(line("{\"elementId\":\"q\",\(meta),\"params\":{\"type\":\"input\",\"value\":\"x\"}}"), .badAction)
         assertReject(line("{\"elementId\":\"q\",\(meta),\"params\":{\"value\":{}}}"), .badAction)
+        // Wrongly typed identifiers (null counts as absent for a required field too).
+        let params = "\"params\":{\"type\":\"select\",\"value\":{\"id\":\"a\"}}"
+        assertReject(line("{\"elementId\":\"q\",\(meta),\(params)}"), nil)
+        for bad in ["7", "null", "true", "[\"q\"]", "{\"id\":\"q\"}"] {
+            assertReject(line("{\"elementId\":\(bad),\(meta),\(params)}"), .badAction)
+            assertReject(line("{\"elementId\":\"q\",\"meta\":{\"onboardingId\":\(bad)},\(params)}"), .badAction)
+        }
+        assertReject(line("{\"elementId\":\"q\",\(meta)}"), .badAction)  // params absent
+        for bad in ["null", "\"select\"", "[]", "[{\"type\":\"select\",\"value\":{\"id\":\"a\"}}]", "3"] {
+            assertReject(line("{\"elementId\":\"q\",\(meta),\"params\":\(bad)}"), .badAction)
+        }
+        // datePicker: month and year, where present, plain integer literals.
+        func date(_ value: String) -> String { line("{\"elementId\":\"q\",\(meta),\"params\":{\"type\":\"datePicker\",\"value\":\(value)}}") }
+        assertReject(date("{\"day\":28,\"month\":11,\"year\":2026}"), nil)
+        assertReject(date("{\"month\":null,\"year\":-5}"), nil)
+        for bad in ["\"11\"", "11.0", "1.1e1", "1e1", "true", "[11]", "{}"] {
+            assertReject(date("{\"day\":28,\"month\":\(bad),\"year\":2026}"), .badAction)
+            assertReject(date("{\"day\":28,\"month\":11,\"year\":\(bad)}"), .badAction)
+        }
+        assertReject(date("[28,11,2026]"), .badAction)
+        assertReject(date("null"), .badAction)
+        // select: value an object, never an array of one, a string or null.
+        for bad in ["[{\"id\":\"a\"}]", "\"a\"", "null", "1", "[]"] {
+            assertReject(line("{\"elementId\":\"q\",\(meta),\"params\":{\"type\":\"select\",\"value\":\(bad)}}"), .badAction)
+        }
+        assertReject(line("{\"elementId\":\"q\",\(meta),\"params\":{\"type\":\"select\"}}"), .badAction)
         let analytics = "{\(envelope),\"event_type\":\"onboarding_analytics\",\"action\":"
         assertReject(analytics + "{\"name\":\"screen_presented\",\(meta)}}", nil)
         assertReject(analytics + "{\"name\":5,\(meta)}}", .badAction)

@@ -461,6 +461,234 @@ final class MetricsTests: XCTestCase {
         XCTAssertEqual(result.installsText, "date,by_device_id,by_customer_user_id,by_profile_id\n2026-11-01,1,0,1\n")
     }
 
+    /// SPEC §2 Duplicates: a dropped copy that differs from the kept one in
+    /// one `action` field the metrics read is a conflict, each field alone;
+    /// one that differs only in what they do not read (screen fields, the
+    /// value of an input or datePicker, ignored keys, escapes, key order) is
+    /// a plain duplicate.
+    func testDuplicatesThatDifferInOneActionField() throws {
+        func state(element: String = "q", onboarding: String = "o", type: String = "select",
+                   value: String = "{\"id\":\"a\",\"value\":\"A\",\"label\":\"Alpha\"}", screen: Int = 0) -> String {
+            "{\"elementId\":\"\(element)\",\"meta\":{\"onboardingId\":\"\(onboarding)\",\"screenIndex\":\(screen)},"
+                + "\"params\":{\"type\":\"\(type)\",\"value\":\(value)}}"
+        }
+        func copy(_ type: String, _ action: String) -> String {
+            event("x", type, "2026-11-01T00:00:00Z", action: action)
+        }
+        let kept = state()
+        let two = "[{\"id\":\"a\",\"value\":\"A\"},{\"id\":\"b\",\"value\":\"B\"}]"
+        let cases: [(String, [String], Bool)] = [
+            ("elementId", [copy("onboarding_state_updated", kept), copy("onboarding_state_updated", state(element: "q2"))], true),
+            ("onboardingId", [copy("onboarding_state_updated", kept), copy("onboarding_state_updated", state(onboarding: "o2"))], true),
+            ("params.type", [copy("onboarding_state_updated", state(type: "input", value: "{}")),
+                             copy("onboarding_state_updated", state(type: "datePicker", value: "{}"))], true),
+            ("params.type of an ignored type", [copy("onboarding_state_updated", state(type: "slider", value: "1")),
+                                                copy("onboarding_state_updated", state(type: "Slider", value: "1"))], true),
+            ("option id", [copy("onboarding_state_updated", kept),
+                           copy("onboarding_state_updated", state(value: "{\"id\":\"b\",\"value\":\"A\",\"label\":\"Alpha\"}"))], true),
+            ("option value", [copy("onboarding_state_updated", kept),
+                              copy("onboarding_state_updated", state(value: "{\"id\":\"a\",\"value\":\"B\",\"label\":\"Alpha\"}"))], true),
+            ("option label", [copy("onboarding_state_updated", kept),
+                              copy("onboarding_state_updated", state(value: "{\"id\":\"a\",\"value\":\"A\",\"label\":\"Beta\"}"))], true),
+            ("option order", [copy("onboarding_state_updated", state(type: "multiSelect", value: two)),
+                              copy("onboarding_state_updated", state(type: "multiSelect", value: "[{\"id\":\"b\",\"value\":\"B\"},{\"id\":\"a\",\"value\":\"A\"}]"))], true),
+            ("analytics name", [copy("onboarding_analytics", "{\"name\":\"screen_presented\",\"meta\":{\"onboardingId\":\"o\"}}"),
+                                copy("onboarding_analytics", "{\"name\":\"screen_completed\",\"meta\":{\"onboardingId\":\"o\"}}")], true),
+            ("analytics onboardingId", [copy("onboarding_analytics", "{\"name\":\"n\",\"meta\":{\"onboardingId\":\"o\"}}"),
+                                        copy("onboarding_analytics", "{\"name\":\"n\",\"meta\":{\"onboardingId\":\"o2\"}}")], true),
+            // Not read by the metrics: plain duplicates.
+            ("screenIndex", [copy("onboarding_state_updated", kept), copy("onboarding_state_updated", state(screen: 2))], false),
+            ("datePicker value", [copy("onboarding_state_updated", state(type: "datePicker", value: "{\"day\":1}")),
+                                  copy("onboarding_state_updated", state(type: "datePicker", value: "{\"day\":2,\"year\":1990}"))], false),
+            ("input value", [copy("onboarding_state_updated", state(type: "input", value: "{\"type\":\"text\",\"value\":\"x\"}")),
+                             copy("onboarding_state_updated", state(type: "input", value: "{\"type\":\"text\",\"value\":\"y\"}"))], false),
+            ("escapes, key order, ignored keys", [copy("onboarding_state_updated", kept), copy("onboarding_state_updated",
+                "{ \"params\" : {\"value\":{\"label\":\"Alph\\u0061\",\"id\":\"\\u0061\",\"value\":\"A\",\"extra\":[1]},\"type\":\"select\"},"
+                + "\"elementId\":\"q\",\"meta\":{\"screenClientId\":\"s\",\"onboardingId\":\"o\"},\"x\":null }")], false),
+        ]
+        for (what, lines, conflicts) in cases {
+            let result = try analyze(lines: lines)
+            XCTAssertEqual(result.quality("rejected"), "0", what)
+            XCTAssertEqual(result.quality("events"), "1", what)
+            XCTAssertEqual(result.quality("duplicates"), "1", what)
+            XCTAssertEqual(result.quality("conflicting_duplicates"), conflicts ? "1" : "0", what)
+        }
+        // The kept copy (the first in input order) is the one the quiz reads.
+        let result = try analyze(lines: cases[4].1)
+        XCTAssertEqual(result.quizText, """
+            onboarding_id,element_id,question_type,option_id,option_value,option_label,respondents,share,selections
+            o,q,select,a,A,Alpha,1,1.0000,1
+
+            """)
+        // All of them in one input: the counts add up.
+        let all = try analyze(lines: cases.enumerated().flatMap { k, c in
+            c.1.map { $0.replacingOccurrences(of: "\"event_id\":\"x\"", with: "\"event_id\":\"x\(k)\"") }
+        })
+        XCTAssertEqual(all.quality("lines"), "\(2 * cases.count)")
+        XCTAssertEqual(all.quality("events"), "\(cases.count)")
+        XCTAssertEqual(all.quality("duplicates"), "\(cases.count)")
+        XCTAssertEqual(all.quality("conflicting_duplicates"), "10")
+    }
+
+    /// SPEC §2 Order: instants are compared at full (nanosecond) precision,
+    /// whatever the spelling; only equal instants fall back to event_id. The
+    /// later event by time has the smaller id in each pair below, so an order
+    /// that dropped the 7th–9th fraction digits would pick the other answer.
+    func testNanosecondTimestampsOrderByTimeBeforeEventID() throws {
+        func pick(_ id: String, _ timestamp: String, _ element: String, _ option: String) -> String {
+            event(id, "onboarding_state_updated", timestamp, profile: "p1", action: answer("o", element, "select", [(option, option, option)]))
+        }
+        let lines = [
+            // 7th digit: "a" is 100 ns later than "b".
+            pick("b", "2026-11-01T09:00:00.1234567Z", "q1", "early"),
+            pick("a", "2026-11-01T09:00:00.1234568Z", "q1", "late"),
+            // 9th digit: "c" is 1 ns later than "d".
+            pick("d", "2026-11-01T09:00:00.000000001Z", "q2", "early"),
+            pick("c", "2026-11-01T09:00:00.000000002Z", "q2", "late"),
+            // Across offsets and fraction lengths: "e" (…00.000000010 UTC) is 1 ns after "f".
+            pick("f", "2026-11-01T18:00:00.000000009+09:00", "q3", "early"),
+            pick("e", "2026-11-01T09:00:00.00000001Z", "q3", "late"),
+            // Equal to the nanosecond, spelled three ways: the greatest id, "i", is latest.
+            pick("h", "2026-11-01T09:00:00.5Z", "q4", "h"),
+            pick("i", "2026-11-01T18:00:00.500000000+09:00", "q4", "i"),
+            pick("g", "2026-11-01t09:00:00.50z", "q4", "g"),
+            // An integer of milliseconds ties with the same instant as a string.
+            "{\"event_id\":\"k\",\"event_type\":\"onboarding_state_updated\",\"timestamp\":1793523600500,\"device_id\":\"d1\",\"profile_id\":\"p1\","
+                + "\"action\":\(answer("o", "q5", "select", [("k", "k", "k")]))}",
+            pick("j", "2026-11-01T09:00:00.500000000Z", "q5", "j"),
+        ]
+        for order in [lines, lines.reversed()] {
+            let result = try analyze(lines: Array(order))
+            XCTAssertEqual(result.quizText, """
+                onboarding_id,element_id,question_type,option_id,option_value,option_label,respondents,share,selections
+                o,q1,select,late,late,late,1,1.0000,1
+                o,q1,select,early,early,early,0,0.0000,1
+                o,q2,select,late,late,late,1,1.0000,1
+                o,q2,select,early,early,early,0,0.0000,1
+                o,q3,select,late,late,late,1,1.0000,1
+                o,q3,select,early,early,early,0,0.0000,1
+                o,q4,select,i,i,i,1,1.0000,1
+                o,q4,select,g,g,g,0,0.0000,1
+                o,q4,select,h,h,h,0,0.0000,1
+                o,q5,select,k,k,k,1,1.0000,1
+                o,q5,select,j,j,j,0,0.0000,1
+
+                """)
+            XCTAssertEqual(result.quality("first_event"), "2026-11-01T09:00:00.000Z")
+            XCTAssertEqual(result.quality("last_event"), "2026-11-01T09:00:00.500Z")
+        }
+        // Profile switches: "b" (identify, same profile) is 1 ns before "a"
+        // (logout to a new profile): one logout switch. By id alone, "a"
+        // would switch to p1 and "b" back to p0: two.
+        let switches = [
+            event("z", "sdk_activate", "2026-11-01T09:00:00Z", profile: "p0"),
+            event("b", "identify", "2026-11-01T09:00:00.000000001Z", profile: "p0", cuid: "u"),
+            event("a", "logout", "2026-11-01T09:00:00.000000002Z", profile: "p1"),
+        ]
+        for order in [switches, switches.reversed()] {
+            XCTAssertEqual(try analyze(lines: Array(order)).switchesText, """
+                date,trigger,switches,devices
+                2026-11-01,logout,1,1
+
+                """)
+        }
+    }
+
+    /// SPEC §2: ids are compared byte-wise on their UTF-8 (not by UTF-16
+    /// code units, not by Swift's canonical-equivalence `String` order), for
+    /// ties at one instant and for the order of quiz rows (SPEC §4.5).
+    /// Bytes: "z" 7A < "é" C3 A9; "ｚ" (U+FF5A) EF BD 9A < "😀" F0 9F 98 80
+    /// (in UTF-16 D83D < FF5A: the other way round); NFD "e\u{301}" 65 CC 81
+    /// < NFC "é" C3 A9 (equal as Swift strings).
+    func testNonASCIIIDsCompareByteWise() throws {
+        let t = "2026-11-01T09:00:00.25Z"
+        let nfc = "\u{E9}", nfd = "e\u{301}", fullZ = "\u{FF5A}", grin = "\u{1F600}"
+        func pick(_ id: String, _ element: String, _ option: String, profile: String = "p1") -> String {
+            event(id, "onboarding_state_updated", t, profile: profile, action: answer("o", element, "select", [(option, option, option)]))
+        }
+        let ties = [
+            pick("1z", "q1", "by-z"),
+            pick("1" + nfc, "q1", "by-e-acute"),              // latest: C3 > 7A
+            pick("2" + fullZ, "q2", "by-fullwidth-z"),
+            pick("2\\uD83D\\uDE00", "q2", "by-grin"),        // escaped 😀, latest: F0 > EF
+            pick("3" + nfd, "q3", "by-nfd"),
+            pick("3" + nfc, "q3", "by-nfc"),                  // latest: C3 > 65
+        ]
+        for order in [ties, ties.reversed()] {
+            let result = try analyze(lines: Array(order))
+            XCTAssertEqual(result.quality("events"), "6")  // NFC and NFD ids are two events
+            XCTAssertEqual(result.quality("duplicates"), "0")
+            XCTAssertEqual(result.quizText, """
+                onboarding_id,element_id,question_type,option_id,option_value,option_label,respondents,share,selections
+                o,q1,select,by-e-acute,by-e-acute,by-e-acute,1,1.0000,1
+                o,q1,select,by-z,by-z,by-z,0,0.0000,1
+                o,q2,select,by-grin,by-grin,by-grin,1,1.0000,1
+                o,q2,select,by-fullwidth-z,by-fullwidth-z,by-fullwidth-z,0,0.0000,1
+                o,q3,select,by-nfc,by-nfc,by-nfc,1,1.0000,1
+                o,q3,select,by-nfd,by-nfd,by-nfd,0,0.0000,1
+
+                """)
+        }
+        // Row order: element ids and, at equal respondents, option ids byte-wise.
+        let rows = [
+            pick("r1", grin, grin, profile: "p1"),
+            pick("r2", grin, fullZ, profile: "p2"),
+            pick("r3", grin, nfc, profile: "p3"),
+            pick("r4", grin, "z", profile: "p4"),
+            pick("r5", fullZ, "a", profile: "p1"),
+            pick("r6", nfc, "a", profile: "p1"),
+            pick("r7", "z", "a", profile: "p1"),
+        ]
+        XCTAssertEqual(try analyze(lines: rows.shuffled()).quizText, """
+            onboarding_id,element_id,question_type,option_id,option_value,option_label,respondents,share,selections
+            o,z,select,a,a,a,1,1.0000,1
+            o,\(nfc),select,a,a,a,1,1.0000,1
+            o,\(fullZ),select,a,a,a,1,1.0000,1
+            o,\(grin),select,z,z,z,1,0.2500,1
+            o,\(grin),select,\(nfc),\(nfc),\(nfc),1,0.2500,1
+            o,\(grin),select,\(fullZ),\(fullZ),\(fullZ),1,0.2500,1
+            o,\(grin),select,\(grin),\(grin),\(grin),1,0.2500,1
+
+            """)
+    }
+
+    /// SPEC §2: an unknown event type is accepted and counts for installs
+    /// through each of device_id / profile_id / customer_user_id that is a
+    /// non-empty string (other values are ignored), but it is no identity
+    /// event for profile switches (matching is case-sensitive: "Logout").
+    func testUnknownEventTypesCountForInstalls() throws {
+        let lines = [
+            event("u1", "paywall_shown", "2026-11-02T10:00:00Z", device: "dA", profile: "pA", cuid: "uA"),
+            event("k1", "sdk_activate", "2026-11-04T10:00:00Z", device: "dA", profile: "pA", cuid: "uA"),
+            // Earlier than dB's known events: dB installs on its day, as does pC.
+            event("u2", "Logout", "2026-11-03T10:00:00Z", device: "dB", profile: "pC"),
+            event("k2", "sdk_activate", "2026-11-04T10:00:00Z", device: "dB", profile: "pB"),
+            event("k3", "sdk_activate", "2026-11-05T10:00:00Z", device: "dB", profile: "pB"),
+            // Only a string profile_id: a by_profile_id install alone.
+            "{\"event_id\":\"u3\",\"event_type\":\"custom\",\"timestamp\":\"2026-11-05T00:00:00Z\",\"profile_id\":\"pD\",\"device_id\":5}",
+            // Nothing usable: no install, and no row for its day.
+            "{\"event_id\":\"u4\",\"event_type\":\"custom\",\"timestamp\":\"2026-10-30T00:00:00Z\",\"device_id\":\"\",\"profile_id\":null,\"customer_user_id\":7}",
+            "{\"event_id\":\"u5\",\"event_type\":\"\",\"timestamp\":1793491200000,\"profile_id\":[\"pE\"],\"customer_user_id\":\"\"}",
+        ]
+        for threads in [1, 3] {
+            let result = try analyze(lines: lines.shuffled(), threads: threads)
+            XCTAssertEqual(result.quality("rejected"), "0")
+            XCTAssertEqual(result.quality("events"), "8")
+            XCTAssertEqual(result.quality("unknown_event_type"), "5")
+            XCTAssertEqual(result.quality("first_event"), "2026-10-30T00:00:00.000Z")
+            XCTAssertEqual(result.installsText, """
+                date,by_device_id,by_customer_user_id,by_profile_id
+                2026-11-02,1,1,1
+                2026-11-03,1,0,1
+                2026-11-04,0,0,1
+                2026-11-05,0,0,1
+
+                """)
+            // dB: k2 and k3 on pB; "Logout" to pC before them is not a step.
+            XCTAssertEqual(result.switchesText, "date,trigger,switches,devices\n")
+        }
+    }
+
     /// Regression (forty-first session, found by review): ids built against the
     /// hash's old constants were taken for one id — UUIDs whose last 8 bytes
     /// zeroed both lanes of the event key, and two device ids and two event ids
