@@ -233,13 +233,7 @@ final class MetricsTests: XCTestCase {
             event("b", "sdk_activate", "2026-11-01T12:00:00.5Z", device: "d9", profile: "p7"),
             event("a", "identify", "2026-11-01T12:00:00.500Z", device: "d9", profile: "p8", cuid: "u9"),
         ]
-        for order in [lines, lines.reversed()] {
-            XCTAssertEqual(try analyze(lines: Array(order)).switchesText, """
-                date,trigger,switches,devices
-                2026-11-01,sdk_activate,1,1
-
-                """)
-        }
+        try assertSwitchesInEitherOrder(lines, ["2026-11-01,sdk_activate,1,1"])
     }
 
     /// Quiz answers of one respondent at one instant: the final one has the
@@ -585,12 +579,16 @@ final class MetricsTests: XCTestCase {
             event("b", "identify", "2026-11-01T09:00:00.000000001Z", profile: "p0", cuid: "u"),
             event("a", "logout", "2026-11-01T09:00:00.000000002Z", profile: "p1"),
         ]
-        for order in [switches, switches.reversed()] {
-            XCTAssertEqual(try analyze(lines: Array(order)).switchesText, """
-                date,trigger,switches,devices
-                2026-11-01,logout,1,1
+        try assertSwitchesInEitherOrder(switches, ["2026-11-01,logout,1,1"])
+    }
 
-                """)
+    /// `lines` in their order and reversed give `profile_switches.csv` with
+    /// these `rows` under its header.
+    private func assertSwitchesInEitherOrder(_ lines: [String], _ rows: [String],
+                                             file: StaticString = #filePath, line: UInt = #line) throws {
+        let expected = (["date,trigger,switches,devices"] + rows).map { $0 + "\n" }.joined()
+        for order in [lines, lines.reversed()] {
+            XCTAssertEqual(try analyze(lines: order).switchesText, expected, file: file, line: line)
         }
     }
 
