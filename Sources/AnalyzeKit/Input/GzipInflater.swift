@@ -103,8 +103,9 @@ final class GzipInflater {
         guard fits else { throw damage("invalid gzip header") }
     }
 
-    private func damage(_ what: String) -> AnalyzeError {
-        Self.damage(what, in: reader.name, at: consumedOffset)
+    /// Damage at stored-byte `offset`, by default the next byte to decode.
+    private func damage(_ what: String, at offset: Int? = nil) -> AnalyzeError {
+        Self.damage(what, in: reader.name, at: offset ?? consumedOffset)
     }
 
     /// The error for damaged gzip in input `name` at stored-byte `offset`
@@ -160,8 +161,7 @@ final class GzipInflater {
                     // A trailer that does not match is named by its first
                     // byte; other damage by where this call's input began
                     // (up to `inputCapacity` before it).
-                    throw Self.damage(error.reason, in: reader.name,
-                                      at: error.trailerEnd.map { consumedOffset + $0 - 8 } ?? consumedOffset)
+                    throw damage(error.reason, at: error.trailerEnd.map { consumedOffset + $0 - 8 })
                 }
                 consumed += step.consumed
                 produced += step.produced
