@@ -4,7 +4,8 @@
 public enum AnalyzeError: Error, Sendable, Equatable {
     /// Exit 1: the command line was wrong. Nothing was read or written.
     case usage(String)
-    /// Exit 2: an input could not be read or was damaged, or an output could not be written.
+    /// Exit 2: an input could not be read or was damaged, the inputs hold
+    /// more than one run can (``RunCapacity``), or an output could not be written.
     case input(String)
     /// Exit 3: more lines were rejected than `--max-reject-rate` allows.
     case rejectRateExceeded(String)

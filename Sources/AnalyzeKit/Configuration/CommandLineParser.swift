@@ -163,8 +163,8 @@ public enum CommandLineParser {
         quality.csv, rejects.csv. They are replaced together, only when a run succeeds.
 
         Exit status: 0 success, 1 usage error, 2 input or output error (unreadable file,
-        a directory with no export file, corrupt or truncated gzip, unwritable --out),
-        3 --max-reject-rate exceeded, 130 / 143 / 129 interrupted by SIGINT / SIGTERM /
-        SIGHUP.
+        a directory with no export file, corrupt or truncated gzip, unwritable --out,
+        more than one run can hold), 3 --max-reject-rate exceeded, 130 / 143 / 129
+        interrupted by SIGINT / SIGTERM / SIGHUP.
         """
 }

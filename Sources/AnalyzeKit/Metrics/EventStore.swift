@@ -414,6 +414,10 @@ struct EventStore {
     /// Kept events (before ``settle()``: every record appended or adopted).
     var count: Int { shards.reduce(0) { $0 + $1.count } }
 
+    /// Records with a bare id, duplicates included until
+    /// ``releaseCopies()`` numbers their ids (``RunCapacity/bareIDs``).
+    var bareCount: Int { shards.reduce(0) { $0 + $1.bareCount } }
+
     /// Dropped duplicates that differ from the copy kept in anything the
     /// metrics read (SPEC §2); counted by ``settle()``.
     var conflictingDuplicates: Int { shards.reduce(0) { $0 + $1.conflictingDuplicates } }

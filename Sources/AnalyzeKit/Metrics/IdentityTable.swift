@@ -63,7 +63,11 @@ struct IdentityTable {
     private var mask: Int
     private var prefetcher: SlotPrefetcher
 
-    init(capacity: Int = 256) {
+    /// The most distinct identities it numbers (``RunCapacity/identities``).
+    let limit: Int
+
+    init(capacity: Int = 256, limit: Int = RunCapacity.standard.identities) {
+        self.limit = limit
         var size = 16
         while size * 2 < capacity * 3 { size <<= 1 }
         slots = [UInt64](repeating: 0, count: size)
@@ -73,6 +77,11 @@ struct IdentityTable {
 
     /// Distinct identities (also after ``releaseIndex()``).
     private(set) var count = 0
+
+    /// Whether an identity beyond ``limit`` was met: it was not added, and
+    /// its `intern` returned 0, so the ids given since are not to be used
+    /// (the run stops: ``PartialAggregate/exceededLimit``).
+    private(set) var isOverfull = false
 
     /// Starts loading the slot a lookup of `key` probes first.
     @inline(__always)
@@ -120,10 +129,14 @@ struct IdentityTable {
         return add(key, at: slot)
     }
 
-    /// Adds `key`, which is not here, at the free slot `slot`.
+    /// Adds `key`, which is not here, at the free slot `slot`; beyond
+    /// ``limit``, marks the table overfull instead (``isOverfull``).
     @inline(never)
     private mutating func add(_ key: Key, at slot: Int) -> UInt32 {
-        precondition(count < Int(EventRecord.identityLimit) - 1, "more than 2³⁰ − 1 distinct identities")
+        guard count < limit else {
+            isOverfull = true
+            return 0
+        }
         let id = UInt32(truncatingIfNeeded: count)
         let handle = keys.append(key)
         assert(handle == Int(id), "identity keys are not dense")

@@ -25,7 +25,17 @@ struct Interner {
     private static let headerSize = 8
     private static let offsetBits: UInt64 = 40
 
-    init(capacity: Int = 1024) {
+    /// The most distinct strings it numbers (ids are 32 bits;
+    /// ``RunCapacity/quizStrings``).
+    let limit: Int
+
+    /// Whether a string beyond ``limit`` was met: it was not added, and its
+    /// `intern` returned 0, so the ids given since are not to be used (the
+    /// run stops: ``PartialAggregate/exceededLimit``).
+    private(set) var isOverfull = false
+
+    init(capacity: Int = 1024, limit: Int = RunCapacity.standard.quizStrings) {
+        self.limit = limit
         var size = 16
         while size < capacity * 2 { size <<= 1 }
         slots = [UInt64](repeating: 0, count: size)
@@ -72,6 +82,10 @@ struct Interner {
                 if let id = idIfEqual(header, bytes) { return id }
             }
             slot = (slot + 1) & mask
+        }
+        guard offsets.count < limit else {
+            isOverfull = true
+            return 0
         }
         let id = UInt32(offsets.count)
         let header = storage.count

@@ -94,6 +94,8 @@ struct ChunkLines {
 struct PartialAggregate {
     let maxLineBytes: Int
     let maxRejectRows: Int
+    /// What one run can hold; see ``exceededLimit``.
+    let capacity: RunCapacity
 
     private(set) var lines = 0
     private(set) var rejectCounts = [Int](repeating: 0, count: RejectReason.allCases.count)
@@ -105,9 +107,9 @@ struct PartialAggregate {
     private(set) var chunkLines: [ChunkLines] = []
     private(set) var store = EventStore()
     /// device, profile and customer user ids.
-    private(set) var identities = IdentityTable(capacity: 256)
+    private(set) var identities: IdentityTable
     /// onboarding ids, element ids, option ids, values and labels.
-    private(set) var quizStrings = Interner(capacity: 64)
+    private(set) var quizStrings: Interner
     /// `event_id` bytes of events whose ordering ties matter.
     private(set) var eventIDs = SegmentedArray<UInt8>()
     private(set) var extras = SegmentedArray<EventExtra>()
@@ -153,9 +155,31 @@ struct PartialAggregate {
     /// How many events ahead a batch asks for hash-table slots.
     private static let prefetchDistance = 8
 
-    init(maxLineBytes: Int, maxRejectRows: Int) {
+    /// The first limit of ``capacity`` passed while recording or merging
+    /// (identities beyond it are marked in ``identities`` instead).
+    private var passedLimit: CapacityLimit?
+
+    init(maxLineBytes: Int, maxRejectRows: Int, capacity: RunCapacity = .standard) {
         self.maxLineBytes = maxLineBytes
         self.maxRejectRows = maxRejectRows
+        self.capacity = capacity
+        identities = IdentityTable(capacity: 256, limit: capacity.identities)
+        quizStrings = Interner(capacity: 64, limit: capacity.quizStrings)
+    }
+
+    /// The limit of ``capacity`` this partial's inputs passed, if any: it then
+    /// holds less than they did, and the run must stop without output.
+    ///
+    /// Checked by the worker after each chunk and by the run after merging.
+    /// What would pass a limit is not recorded (an event with an extra
+    /// beyond the limit, an answer's options, an identity), so no field's
+    /// range check traps; a merge that would pass one stops before it
+    /// renumbers anything.
+    var exceededLimit: CapacityLimit? {
+        if let passedLimit { return passedLimit }
+        if identities.isOverfull { return .identities(capacity.identities) }
+        if quizStrings.isOverfull { return .quizStrings(capacity.quizStrings) }
+        return capacity.exceeded(identities: 0, extras: 0, bareIDs: store.bareCount, answerOptions: 0)
     }
 
     // MARK: Consuming chunks
@@ -276,6 +300,9 @@ struct PartialAggregate {
                 // need not keep one.)
                 assert(parser.event.contentFingerprint == 0)
                 bareIDKind = packedKind
+            } else if extras.count >= capacity.extras {
+                passedLimit = passedLimit ?? .extras(capacity.extras)
+                return
             } else if let packedKind {
                 extra = Int32(extras.append(EventExtra(packedID: packed, kind: packedKind, answer: answer)))
             } else {
@@ -348,6 +375,10 @@ struct PartialAggregate {
                     id: id,
                     value: parser.withBytes(of: option.value) { quizStrings.intern($0) },
                     label: parser.withBytes(of: option.label) { quizStrings.intern($0) }))
+            }
+            guard answerScratch.count <= capacity.answerOptions - answerOptions.count else {
+                passedLimit = passedLimit ?? .answerOptions(capacity.answerOptions)
+                return -1
             }
             let start = withUnsafeTemporaryAllocation(of: UInt32.self, capacity: answerScratch.count) { refs in
                 for (i, option) in answerScratch.enumerated() { refs.initializeElement(at: i, to: quizOptions.intern(option)) }
@@ -429,8 +460,19 @@ struct PartialAggregate {
     // MARK: Merging
 
     /// Folds `other` into this partial (associative and commutative).
+    ///
+    /// When either partial, or the two together, pass a limit of
+    /// ``capacity``, the merge stops there and ``exceededLimit`` says which:
+    /// the run then stops without output.
     mutating func merge(_ other: consuming PartialAggregate) {
         var other = other
+        if let passed = exceededLimit ?? other.exceededLimit ?? capacity.exceeded(
+            identities: 0, extras: extras.count + other.extras.count,
+            bareIDs: store.bareCount + other.store.bareCount,
+            answerOptions: answerOptions.count + other.answerOptions.count) {
+            passedLimit = passed
+            return
+        }
         // Take the store out of `other` so its shards are uniquely owned and
         // freed one by one while they are absorbed.
         let otherStore = other.store
@@ -443,6 +485,7 @@ struct PartialAggregate {
 
         let identityMap = identities.absorb(other.identities)
         let quizMap = quizStrings.absorb(other.quizStrings)
+        guard !identities.isOverfull && !quizStrings.isOverfull else { return }
         // The other partial's side tables are renumbered in place, then
         // chained after ours: nothing is copied.
         let extraBase = Int32(extras.adoptionBase)

@@ -65,6 +65,9 @@ public struct Analyzer: Sendable {
         all.sort { $0.store.count > $1.store.count }
         var merged = all.removeFirst()
         while let partial = all.popLast() { merged.merge(partial) }  // each freed once merged
+        // Before settling numbers anything: more than a run can hold stops
+        // it here (the merge stopped at the first limit passed).
+        if let limit = merged.exceededLimit { throw .input(limit.message) }
         return AnalysisResult(
             merged: consume merged, files: files, bytesRead: bytesRead, bytesDecoded: bytesDecoded,
             timeZone: options.timeZone)
@@ -90,17 +93,21 @@ public struct Analyzer: Sendable {
             spinNanoseconds: workers <= AnalyzeOptions.activeCores ? ChunkFeed.defaultSpinNanoseconds : 0,
             lineCapacity: overflow ? Int.max : lineCapacity)
         let partials = WorkerPartials(count: workers)
-        let maxLineBytes = options.maxLineBytes, maxRejectRows = options.maxRejectRows
+        let maxLineBytes = options.maxLineBytes, maxRejectRows = options.maxRejectRows, capacity = options.capacity
+        // Set by a worker whose partial passed a limit of `capacity`: every
+        // worker stops after its current chunk, and the run fails after merging.
+        let limitPassed = Atomic<Bool>(false)
 
         // One worker per thread, the calling thread included; each owns its
         // partial, so events are recorded without locks.
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            var partial = PartialAggregate(maxLineBytes: maxLineBytes, maxRejectRows: maxRejectRows)
-            while let chunk = feed.next() {
+            var partial = PartialAggregate(maxLineBytes: maxLineBytes, maxRejectRows: maxRejectRows, capacity: capacity)
+            while !limitPassed.load(ordering: .relaxed), let chunk = feed.next() {
                 let before = partial.lines
                 partial.consume(chunk)
                 feed.recycle(chunk)
                 progress?.lines.add(partial.lines - before, ordering: .relaxed)
+                if partial.exceededLimit != nil { limitPassed.store(true, ordering: .relaxed) }
             }
             partial.releaseParser()
             partials.store(partial, at: worker)
