@@ -91,6 +91,35 @@ final class RunCapacityTests: XCTestCase {
         }
     }
 
+    /// A gzip input of several chunks whose first chunk already passes the
+    /// limit: each worker stops after its first chunk, with input left unread
+    /// (no one waits for the chunks they leave), and the run fails with the
+    /// limit's message.
+    func testWorkersStopEarlyWithInputLeftUnread() throws {
+        let directory = TemporaryDirectory()
+        // 40 000 activations, each with a device of its own: about 4.5 MB, 5 chunks.
+        let lines = (0..<40_000).map {
+            event("a\($0)", "sdk_activate", "2026-11-01T00:00:00Z", device: "device-\($0)", profile: "p1")
+        }
+        let text = Array(lines.map { $0 + "\n" }.joined().utf8)
+        XCTAssertGreaterThan(text.count, 3 * Chunk.defaultCapacity)
+        let path = directory.write("events.ndjson.gz", gzip(text))
+        for threads in [1, 2] {
+            var options = AnalyzeOptions(paths: [path], threads: threads)
+            options.maximumWorkers = threads
+            options.capacity = Self.capacity(\.identities, 100)
+            options.outputDirectory = directory.path + "/out"
+            let progress = Analyzer.Progress()
+            XCTAssertThrowsError(try Analyzer(options: options).run(progress: progress), "\(threads) threads") { error in
+                XCTAssertEqual(error as? AnalyzeError, .input(CapacityLimit.identities(100).message))
+            }
+            // Each chunk alone passes the limit, so each worker parsed one.
+            let shortest = lines.map(\.utf8.count).min()! + 1
+            XCTAssertLessThanOrEqual(progress.lines.load(ordering: .relaxed), threads * Chunk.defaultCapacity / shortest)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: directory.path + "/out"))
+        }
+    }
+
     /// Two partials each within a limit, together past it: the merge stops
     /// and says which limit (before renumbering the other's records, whose
     /// fields could not hold the result).
