@@ -5,21 +5,26 @@ import XCTest
 /// A run that needs more than one run can hold (``RunCapacity``) stops with
 /// exit 2, a message naming the limit, and no output, instead of trapping on
 /// a packed field's range. The limits are lowered here to reach them with a
-/// few lines; each is met exactly at its count and passed one below it.
+/// few lines; each is met exactly at its count and passed one below it. The
+/// limits on handles (extras, answers, answer options) count what a segment
+/// left unfilled too: ``testMergeCountsTheHandlesASegmentLeftUnfilled()``,
+/// ``testAnAnswersOptionsThatStartANewSegmentCountTheGap()``.
 final class RunCapacityTests: XCTestCase {
     /// Counted by hand:
     /// - identities: d1, d2, d3, p1, p2, u1 — 6;
     /// - bare ids (identity events whose id is a one-case UUID or at most 16
     ///   bytes): a1, a2 and the UUID of the third activation — 3;
     /// - extras: the identify with a long id, and the two answers — 3;
+    /// - answers: 2;
     /// - answer options: 1 + 2 — 3 (the two actions differ, so neither
     ///   shares the other's options);
     /// - quiz strings: quiz, level, a, A, Alpha, drinks, t, T, Tea, c, C,
     ///   Coffee — 12.
     ///
     /// The first three lines go to one partial and the rest to another in
-    /// ``testMergeStopsAtTheLimitOfTheTwoTogether()``: (4, 1, 2, 1, 5) and
-    /// (4, 2, 1, 2, 8) of (identities, bare ids, extras, options, quiz strings).
+    /// ``testMergeStopsAtTheLimitOfTheTwoTogether()``: (4, 1, 2, 1, 1, 5) and
+    /// (4, 2, 1, 1, 2, 8) of (identities, bare ids, extras, answers, options,
+    /// quiz strings).
     static let lines = [
         event("a1", "sdk_activate", "2026-11-01T00:00:00Z", device: "d1", profile: "p1"),
         event("identify-event-with-a-long-id-0001", "identify", "2026-11-01T00:00:01Z", device: "d1", profile: "p2", cuid: "u1"),
@@ -31,7 +36,7 @@ final class RunCapacityTests: XCTestCase {
               action: answer("quiz", "drinks", "multiSelect", [("t", "T", "Tea"), ("c", "C", "Coffee")])),
     ]
 
-    static let counts = (identities: 6, bareIDs: 3, extras: 3, answerOptions: 3, quizStrings: 12)
+    static let counts = (identities: 6, bareIDs: 3, extras: 3, answers: 2, answerOptions: 3, quizStrings: 12)
 
     /// The standard capacity with one limit set to `value`.
     private static func capacity(_ limit: WritableKeyPath<RunCapacity, Int>, _ value: Int) -> RunCapacity {
@@ -40,21 +45,24 @@ final class RunCapacityTests: XCTestCase {
         return capacity
     }
 
-    /// Each limit: where it is, the example's count of it, and its name.
-    private static var limits: [(WritableKeyPath<RunCapacity, Int>, Int, (Int) -> CapacityLimit)] {
+    /// Each limit: where it is, the example's count of it, its name, and
+    /// whether it bounds handles (which match the count in one partial).
+    private static var limits: [(WritableKeyPath<RunCapacity, Int>, Int, (Int) -> CapacityLimit, onHandles: Bool)] {
         [
-            (\.identities, counts.identities, CapacityLimit.identities),
-            (\.bareIDs, counts.bareIDs, CapacityLimit.bareIDs),
-            (\.extras, counts.extras, CapacityLimit.extras),
-            (\.answerOptions, counts.answerOptions, CapacityLimit.answerOptions),
-            (\.quizStrings, counts.quizStrings, CapacityLimit.quizStrings),
+            (\.identities, counts.identities, CapacityLimit.identities, false),
+            (\.bareIDs, counts.bareIDs, CapacityLimit.bareIDs, false),
+            (\.extras, counts.extras, CapacityLimit.extras, true),
+            (\.answers, counts.answers, CapacityLimit.answers, true),
+            (\.answerOptions, counts.answerOptions, CapacityLimit.answerOptions, true),
+            (\.quizStrings, counts.quizStrings, CapacityLimit.quizStrings, false),
         ]
     }
 
     /// Through the whole pipeline, one input or one input per line, one
     /// worker or three: at each limit's count the run writes what an
-    /// unlimited run writes; one below, it fails with exit 2 and the limit's
-    /// message, and the outputs of an earlier run stay as they were.
+    /// unlimited run writes (for a limit on handles, when one partial holds
+    /// every line); one below, it fails with exit 2 and the limit's message,
+    /// and the outputs of an earlier run stay as they were.
     func testARunStopsWithExitTwoOneBelowEachCount() throws {
         let directory = TemporaryDirectory()
         let whole = directory.write("events.ndjson", lines: Self.lines)
@@ -69,10 +77,14 @@ final class RunCapacityTests: XCTestCase {
                     return options
                 }
                 let expected = try Analyzer(options: options(.standard, out: directory.path + "/expected")).run().csvFiles()
-                for (limit, count, named) in Self.limits {
+                // One input is one chunk, so one partial; one worker makes one too.
+                let onePartial = paths.count == 1 || threads == 1
+                for (limit, count, named, onHandles) in Self.limits {
                     let context = "\(named(count)), \(paths.count) inputs, \(threads) threads"
-                    let met = try Analyzer(options: options(Self.capacity(limit, count), out: directory.path + "/met")).run()
-                    XCTAssertEqual(met.csvFiles().map(\.contents), expected.map(\.contents), context)
+                    if onePartial || !onHandles {
+                        let met = try Analyzer(options: options(Self.capacity(limit, count), out: directory.path + "/met")).run()
+                        XCTAssertEqual(met.csvFiles().map(\.contents), expected.map(\.contents), context)
+                    }
 
                     let earlier = TemporaryDirectory()
                     let out = earlier.path
@@ -126,7 +138,7 @@ final class RunCapacityTests: XCTestCase {
     func testMergeStopsAtTheLimitOfTheTwoTogether() throws {
         let first = Self.chunk(Self.lines[0..<3], sequence: 0)
         let second = Self.chunk(Self.lines[3...], sequence: 1)
-        for (limit, count, named) in Self.limits {
+        for (limit, count, named, _) in Self.limits {
             let capacity = Self.capacity(limit, count - 1)
             var a = PartialAggregate(maxLineBytes: 1 << 20, maxRejectRows: 10, capacity: capacity)
             var b = PartialAggregate(maxLineBytes: 1 << 20, maxRejectRows: 10, capacity: capacity)
@@ -136,6 +148,61 @@ final class RunCapacityTests: XCTestCase {
             XCTAssertNil(b.exceededLimit, "\(named(count - 1))")
             a.merge(b)
             XCTAssertEqual(a.exceededLimit, named(count - 1))
+        }
+    }
+
+    /// Regression test (a review's finding): a merge checked the summed
+    /// counts of extras, answers and options, but the other partial's
+    /// handles start after our last segment, past what it left unfilled, so
+    /// a merge well within the counts could still trap on the packed field.
+    ///
+    /// Segments hold 1 MiB of elements, rounded down to a power of two:
+    /// 2¹⁵ extras (20 bytes), 2¹⁶ answers (12 bytes), 2¹⁸ options (4 bytes).
+    /// The first three lines hold 2 extras, 1 answer and 1 option; the rest
+    /// 1 extra, 1 answer and 2 options, so the merged handles end at
+    /// 2¹⁵ + 1, 2¹⁶ + 1 and 2¹⁸ + 2.
+    func testMergeCountsTheHandlesASegmentLeftUnfilled() throws {
+        XCTAssertEqual(SegmentedArray<EventExtra>().shift, 15)
+        XCTAssertEqual(SegmentedArray<AnswerRecord>().shift, 16)
+        XCTAssertEqual(SegmentedArray<UInt32>().shift, 18)
+        let ends: [(WritableKeyPath<RunCapacity, Int>, Int, CapacityLimit)] = [
+            (\.extras, (1 << 15) + 1, .extras((1 << 15))),
+            (\.answers, (1 << 16) + 1, .answers((1 << 16))),
+            (\.answerOptions, (1 << 18) + 2, .answerOptions((1 << 18) + 1)),
+        ]
+        for (limit, end, passed) in ends {
+            for (value, expected) in [(end, nil), (end - 1, passed)] {
+                let capacity = Self.capacity(limit, value)
+                var a = PartialAggregate(maxLineBytes: 1 << 20, maxRejectRows: 10, capacity: capacity)
+                var b = PartialAggregate(maxLineBytes: 1 << 20, maxRejectRows: 10, capacity: capacity)
+                a.consume(Self.chunk(Self.lines[0..<3], sequence: 0))
+                b.consume(Self.chunk(Self.lines[3...], sequence: 1))
+                a.merge(b)
+                XCTAssertEqual(a.exceededLimit, expected, "limit \(value)")
+            }
+        }
+    }
+
+    /// Regression test (a review's finding): options are stored one answer
+    /// to a run, and a run that does not fit the rest of a segment starts
+    /// the next one. Answers of 2¹⁷ + 1 and 2¹⁷ options: 2¹⁸ + 1 in all,
+    /// the second starting at 2¹⁸, so their handles end at 2¹⁸ + 2¹⁷.
+    func testAnAnswersOptionsThatStartANewSegmentCountTheGap() throws {
+        func manyOptions(_ prefix: String, _ count: Int) -> String {
+            answer("quiz", prefix, "multiSelect", (0..<count).map { ("\(prefix)\($0)", "v", "l") })
+        }
+        let lines = [
+            event("q1", "onboarding_state_updated", "2026-11-01T00:00:00Z", action: manyOptions("x", (1 << 17) + 1)),
+            event("q2", "onboarding_state_updated", "2026-11-01T00:00:01Z", action: manyOptions("y", 1 << 17)),
+        ]
+        let end = (1 << 18) + (1 << 17)
+        for (value, expected) in [(end, nil), (end - 1, CapacityLimit.answerOptions(end - 1))] {
+            var partial = PartialAggregate(
+                maxLineBytes: 1 << 24, maxRejectRows: 10, capacity: Self.capacity(\.answerOptions, value))
+            partial.consume(Self.chunk(lines[...], sequence: 0))
+            XCTAssertEqual(partial.lines, 2)
+            XCTAssertEqual(partial.answerOptions.count, value == end ? (1 << 18) + 1 : (1 << 17) + 1)
+            XCTAssertEqual(partial.exceededLimit, expected, "limit \(value)")
         }
     }
 
@@ -161,8 +228,9 @@ final class RunCapacityTests: XCTestCase {
         let standard = RunCapacity.standard
         XCTAssertEqual(standard.identities, (1 << 30) - 1)
         XCTAssertEqual(standard.extras, (1 << 29) - 1)
+        XCTAssertEqual(standard.answers, (1 << 30) - 1)
         XCTAssertEqual(standard.bareIDs, (1 << 27) - 1)
-        XCTAssertEqual(standard.answerOptions, Int(UInt32.max) - 2)
+        XCTAssertEqual(standard.answerOptions, (1 << 32) - 2)
         XCTAssertEqual(standard.quizStrings, Int(UInt32.max))
 
         // The last identity's id plus one, the last extra's handle.
@@ -176,7 +244,12 @@ final class RunCapacityTests: XCTestCase {
         record.setBareID(index: standard.bareIDs - 1, kind: .short)
         XCTAssertEqual(record.bareIDIndex, standard.bareIDs - 1)
         XCTAssertEqual(record.bareIDKind, .short)
-        // The last option's handle.
+        // The last answer's handle.
+        let extra = EventExtra(packedID: (0, 0), kind: .short, answer: Int32(standard.answers - 1))
+        XCTAssertEqual(extra.answer, Int32(standard.answers - 1))
+        XCTAssertEqual(extra.packedKind, .short)
+        // The last handle an answer's options can start at (the end of the
+        // handles, for an empty run: at most the largest 32-bit value).
         let answer = AnswerRecord(optionsStart: standard.answerOptions, question: 0, optionsCount: 1, kind: .select)
         XCTAssertEqual(answer.optionsStart, standard.answerOptions)
     }
@@ -185,9 +258,17 @@ final class RunCapacityTests: XCTestCase {
         XCTAssertEqual(
             CapacityLimit.identities(5).message,
             "the inputs hold more than 5 distinct device, profile and customer user ids, the most one run can hold; nothing written")
-        for limit in [CapacityLimit.extras(7), .bareIDs(7), .answerOptions(7), .quizStrings(7)] {
+        for limit in [CapacityLimit.bareIDs(7), .quizStrings(7)] {
             XCTAssertTrue(limit.message.hasPrefix("the inputs hold more than 7 "), limit.message)
             XCTAssertTrue(limit.message.hasSuffix(", the most one run can hold; nothing written"), limit.message)
+        }
+        // Limits on handles are passed a little before the count they name.
+        XCTAssertEqual(
+            CapacityLimit.answers(9).message,
+            "the inputs hold more quiz answers than one run can hold (about 9); nothing written")
+        for limit in [CapacityLimit.extras(7), .answerOptions(7)] {
+            XCTAssertTrue(limit.message.hasPrefix("the inputs hold more "), limit.message)
+            XCTAssertTrue(limit.message.hasSuffix(" than one run can hold (about 7); nothing written"), limit.message)
         }
     }
 

@@ -4,7 +4,8 @@ import XCTest
 
 /// SegmentedArray against plain arrays: single appends and runs (runs that
 /// fill a segment up, cross its end, or are longer than a segment), adoptions
-/// in a random tree, element access, contiguous runs and in-place updates.
+/// in a random tree, element access, contiguous runs and in-place updates;
+/// the handle the next run gets, and where the handles end (``RunCapacity``).
 final class SegmentedArrayTests: XCTestCase {
     /// What a test array should hold: its elements by handle, and its runs.
     private struct Model {
@@ -34,14 +35,19 @@ final class SegmentedArrayTests: XCTestCase {
                     default: length = Int(rng.next() % 40_000)
                     }
                     let run = (0..<length).map { _ in Int(rng.next() % 1_000) }
+                    let start = array.startOfNextRun(count: length)
                     let handle = run.withUnsafeBufferPointer { array.append(contentsOf: $0) }
+                    XCTAssertEqual(handle, start)
                     model.runs.append((handle, run))
                     for (i, value) in run.enumerated() where length <= segment {
                         model.elements.append((handle + i, value))
                     }
                     for _ in 0..<Int(rng.next() % 4) {
                         let value = Int(rng.next() % 1_000)
-                        model.elements.append((array.append(value), value))
+                        let start = array.startOfNextRun(count: 1)
+                        XCTAssertEqual(array.append(value), start)
+                        XCTAssertEqual(array.handleEnd, start + 1)
+                        model.elements.append((start, value))
                     }
                 }
                 arrays.append((array, model))
@@ -52,14 +58,19 @@ final class SegmentedArrayTests: XCTestCase {
                 let (source, sourceModel) = arrays.remove(at: Int(rng.next() % UInt64(arrays.count)))
                 let base = target.adoptionBase
                 let expectedCount = target.count + source.count
+                let expectedEnd = target.handleEnd(adopting: source)
                 target.adopt(source)
                 XCTAssertEqual(target.count, expectedCount)
+                XCTAssertEqual(target.handleEnd, expectedEnd)
                 let shifted = sourceModel.shifted(by: base)
                 targetModel.elements += shifted.elements
                 targetModel.runs += shifted.runs
                 arrays.append((target, targetModel))
             }
             var (whole, model) = arrays[0]
+            // Every handle given is below the end (a run's start at most at it).
+            for (handle, _) in model.elements { XCTAssertLessThan(handle, whole.handleEnd, "round \(round)") }
+            for (handle, _) in model.runs { XCTAssertLessThanOrEqual(handle, whole.handleEnd, "round \(round)") }
             for (handle, value) in model.elements { XCTAssertEqual(whole[handle], value, "round \(round)") }
             for (handle, values) in model.runs {
                 XCTAssertEqual(whole.withContiguous(from: handle, count: values.count) { Array($0) }, values,

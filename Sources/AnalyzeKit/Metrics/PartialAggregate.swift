@@ -179,7 +179,7 @@ struct PartialAggregate {
         if let passedLimit { return passedLimit }
         if identities.isOverfull { return .identities(capacity.identities) }
         if quizStrings.isOverfull { return .quizStrings(capacity.quizStrings) }
-        return capacity.exceeded(identities: 0, extras: 0, bareIDs: store.bareCount, answerOptions: 0)
+        return store.bareCount > capacity.bareIDs ? .bareIDs(capacity.bareIDs) : nil
     }
 
     // MARK: Consuming chunks
@@ -300,7 +300,7 @@ struct PartialAggregate {
                 // need not keep one.)
                 assert(parser.event.contentFingerprint == 0)
                 bareIDKind = packedKind
-            } else if extras.count >= capacity.extras {
+            } else if extras.startOfNextRun(count: 1) >= capacity.extras {
                 passedLimit = passedLimit ?? .extras(capacity.extras)
                 return
             } else if let packedKind {
@@ -357,6 +357,10 @@ struct PartialAggregate {
     /// again (``answerMemos``).
     @inline(__always)
     private mutating func recordAnswer(from parser: inout EventParser) -> Int32 {
+        guard answers.startOfNextRun(count: 1) < capacity.answers else {
+            passedLimit = passedLimit ?? .answers(capacity.answers)
+            return -1
+        }
         if let cached = parser.cachedAction, cached.way < answerMemos.count,
            answerMemos[cached.way].fill == cached.fill {
             return Int32(answers.append(answerMemos[cached.way].record))
@@ -376,7 +380,10 @@ struct PartialAggregate {
                     value: parser.withBytes(of: option.value) { quizStrings.intern($0) },
                     label: parser.withBytes(of: option.label) { quizStrings.intern($0) }))
             }
-            guard answerScratch.count <= capacity.answerOptions - answerOptions.count else {
+            // The run's handles end, and the options' count, within the limit.
+            let optionsCount = answerScratch.count
+            guard answerOptions.startOfNextRun(count: optionsCount) + optionsCount <= capacity.answerOptions,
+                  answerOptions.count + optionsCount <= capacity.answerOptions else {
                 passedLimit = passedLimit ?? .answerOptions(capacity.answerOptions)
                 return -1
             }
@@ -466,10 +473,14 @@ struct PartialAggregate {
     /// the run then stops without output.
     mutating func merge(_ other: consuming PartialAggregate) {
         var other = other
+        // Handles, not counts: adopted handles start after our last segment,
+        // past what it left unfilled.
         if let passed = exceededLimit ?? other.exceededLimit ?? capacity.exceeded(
-            identities: 0, extras: extras.count + other.extras.count,
+            extras: extras.handleEnd(adopting: other.extras),
+            answers: answers.handleEnd(adopting: other.answers),
             bareIDs: store.bareCount + other.store.bareCount,
-            answerOptions: answerOptions.count + other.answerOptions.count) {
+            answerOptions: answerOptions.handleEnd(adopting: other.answerOptions),
+            answerOptionCount: answerOptions.count + other.answerOptions.count) {
             passedLimit = passed
             return
         }

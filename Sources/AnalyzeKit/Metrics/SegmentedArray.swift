@@ -68,6 +68,27 @@ struct SegmentedArray<Element: BitwiseCopyable> {
     /// The handle the next ``adopt(_:)`` adds to the adopted array's handles.
     var adoptionBase: Handle { storage.segmentCount &<< shift }
 
+    /// The last segment's first handle plus its length (0 with no segment):
+    /// above every handle returned so far, the start of an empty run
+    /// included, and, with elements appended one at a time, one past the
+    /// last. Handles skip what a segment left unfilled, so this may pass
+    /// ``count`` (a bound on a packed field holding handles must use it).
+    var handleEnd: Handle {
+        storage.segmentCount == 0 ? 0 : (storage.segmentCount - 1) &<< shift + tailCount
+    }
+
+    /// ``handleEnd`` once `other` is adopted (``adopt(_:)``).
+    func handleEnd(adopting other: borrowing SegmentedArray<Element>) -> Handle {
+        other.storage.segmentCount == 0 ? handleEnd : adoptionBase + other.handleEnd
+    }
+
+    /// The handle ``append(contentsOf:)`` would return for a run of `n`
+    /// elements now (`n` = 1: the one ``append(_:)`` would return).
+    func startOfNextRun(count n: Int) -> Handle {
+        tail != nil && tailCount + Swift.max(n, 1) <= tailCapacity
+            ? (storage.segmentCount - 1) &<< shift | tailCount : storage.segmentCount &<< shift
+    }
+
     /// Makes `storage` this array's own (copying the segments if another
     /// array shares them) before a change.
     @inline(__always)
