@@ -69,9 +69,9 @@ struct SegmentedArray<Element: BitwiseCopyable> {
     var adoptionBase: Handle { storage.segmentCount &<< shift }
 
     /// The last segment's first handle plus its length (0 with no segment):
-    /// above every handle returned so far, the start of an empty run
-    /// included, and, with elements appended one at a time, one past the
-    /// last. Handles skip what a segment left unfilled, so this may pass
+    /// above every element's handle, at least every run's start (an empty
+    /// run's may equal it), and, with elements appended one at a time, one
+    /// past the last. Handles skip what a segment left unfilled, so this may pass
     /// ``count`` (a bound on a packed field holding handles must use it).
     var handleEnd: Handle {
         storage.segmentCount == 0 ? 0 : (storage.segmentCount - 1) &<< shift + tailCount
