@@ -258,17 +258,18 @@ final class RunCapacityTests: XCTestCase {
         XCTAssertEqual(
             CapacityLimit.identities(5).message,
             "the inputs hold more than 5 distinct device, profile and customer user ids, the most one run can hold; nothing written")
-        for limit in [CapacityLimit.bareIDs(7), .quizStrings(7)] {
-            XCTAssertTrue(limit.message.hasPrefix("the inputs hold more than 7 "), limit.message)
-            XCTAssertTrue(limit.message.hasSuffix(", the most one run can hold; nothing written"), limit.message)
-        }
         // Limits on handles are passed a little before the count they name.
         XCTAssertEqual(
             CapacityLimit.answers(9).message,
             "the inputs hold more quiz answers than one run can hold (about 9); nothing written")
-        for limit in [CapacityLimit.extras(7), .answerOptions(7)] {
-            XCTAssertTrue(limit.message.hasPrefix("the inputs hold more "), limit.message)
-            XCTAssertTrue(limit.message.hasSuffix(" than one run can hold (about 7); nothing written"), limit.message)
+        let forms = [
+            ("the inputs hold more than 7 ", ", the most one run can hold; nothing written", [CapacityLimit.bareIDs(7), .quizStrings(7)]),
+            ("the inputs hold more ", " than one run can hold (about 7); nothing written", [.extras(7), .answerOptions(7)]),
+        ]
+        for (prefix, suffix, limits) in forms {
+            for limit in limits {
+                XCTAssertTrue(limit.message.hasPrefix(prefix) && limit.message.hasSuffix(suffix), limit.message)
+            }
         }
     }
 
