@@ -1,6 +1,7 @@
+@testable import AnalyzeKit
+import EventGenerator
 import Foundation
 import XCTest
-@testable import AnalyzeKit
 
 /// A run that needs more than one run can hold (``RunCapacity``) stops with
 /// exit 2, a message naming the limit, and no output, instead of trapping on
@@ -206,6 +207,92 @@ final class RunCapacityTests: XCTestCase {
         }
     }
 
+    /// Seeded random exports, split into one to four inputs and read by one
+    /// to four workers, against a model that counts what the dense limits
+    /// count: at its count each dense limit is met and the outputs are an
+    /// unlimited run's; one below, the run fails naming it. The limits on
+    /// handles fail one below their count too (handles are never fewer), and
+    /// wherever a run under a lowered limit succeeds, its outputs are an
+    /// unlimited run's: nothing is dropped without the run failing.
+    func testRandomExportsAgainstACountingModel() throws {
+        var rng = SplitMix64(47)
+        func pick(_ n: Int) -> Int { Int(rng.next() % UInt64(n)) }
+        for round in 0..<16 {
+            var lines: [String] = []
+            var identities = Set<String>(), quizStrings = Set<String>()
+            var bareIDs = 0, extras = 0, answers = 0, options = 0
+            for i in 0..<(20 + pick(40)) {
+                let short = pick(2) == 0
+                let id = short ? "e\(i)" : "long-event-identifier-\(i)-0123456789"
+                let (device, profile) = ("d\(pick(10))", "p\(pick(7))")
+                let timestamp = "2026-11-0\(1 + pick(3))T00:00:\(10 + pick(50))Z"
+                identities.formUnion([device, profile])
+                switch pick(4) {
+                case 0, 1, 2:
+                    let type = ["sdk_activate", "identify", "logout"][pick(3)]
+                    let cuid = type == "identify" ? "u\(pick(5))" : nil
+                    if let cuid { identities.insert(cuid) }
+                    lines.append(event(id, type, timestamp, device: device, profile: profile, cuid: cuid))
+                    if short { bareIDs += 1 } else { extras += 1 }
+                default:
+                    // A question of its own: no action is met again, so none
+                    // shares its options through the action cache, and the
+                    // options stored are those counted here.
+                    let (onboarding, element) = ("ob\(pick(2))", "el\(i)")
+                    let multi = pick(2) == 0
+                    let chosen = Array(Set((0..<(multi ? 1 + pick(3) : 1)).map { _ in pick(5) })).sorted()
+                    let picked = chosen.map { ("o\($0)", "V\($0)", "L\($0)") }
+                    quizStrings.formUnion([onboarding, element] + picked.flatMap { [$0.0, $0.1, $0.2] })
+                    lines.append(event(id, "onboarding_state_updated", timestamp, device: device, profile: profile,
+                                       action: answer(onboarding, element, multi ? "multiSelect" : "select", picked)))
+                    extras += 1
+                    answers += 1
+                    options += picked.count
+                }
+            }
+            // Split at random points into one to four inputs; one to four workers.
+            let directory = TemporaryDirectory()
+            let cuts = ([0, lines.count] + (0..<pick(4)).map { _ in pick(lines.count + 1) }).sorted()
+            let paths = (1..<cuts.count).map { directory.write("part-\($0).ndjson", lines: Array(lines[cuts[$0 - 1]..<cuts[$0]])) }
+            let threads = 1 + pick(4)
+            func run(_ capacity: RunCapacity) -> Result<[[UInt8]], AnalyzeError> {
+                var options = AnalyzeOptions(paths: paths, threads: threads)
+                options.maximumWorkers = threads
+                options.capacity = capacity
+                return Result { () throws(AnalyzeError) in try Analyzer(options: options).analyze().csvFiles().map(\.contents) }
+            }
+            let expected = try run(.standard).get()
+            let context = "round \(round), \(paths.count) inputs, \(threads) threads"
+            let dense: [(WritableKeyPath<RunCapacity, Int>, Int, (Int) -> CapacityLimit)] = [
+                (\.identities, identities.count, CapacityLimit.identities),
+                (\.bareIDs, bareIDs, CapacityLimit.bareIDs),
+                (\.quizStrings, quizStrings.count, CapacityLimit.quizStrings),
+            ]
+            for (limit, count, named) in dense {
+                XCTAssertEqual(try run(Self.capacity(limit, count)).get(), expected, "\(named(count)), \(context)")
+                if count > 0 {
+                    XCTAssertEqual(run(Self.capacity(limit, count - 1)).failure, .input(named(count - 1).message), context)
+                }
+            }
+            let onHandles: [(WritableKeyPath<RunCapacity, Int>, Int, (Int) -> CapacityLimit)] = [
+                (\.extras, extras, CapacityLimit.extras),
+                (\.answers, answers, CapacityLimit.answers),
+                (\.answerOptions, options, CapacityLimit.answerOptions),
+            ]
+            for (limit, count, named) in onHandles {
+                if count > 0 {
+                    XCTAssertEqual(run(Self.capacity(limit, count - 1)).failure, .input(named(count - 1).message), context)
+                }
+                // Up to a segment of options (the largest) past the count per input.
+                let value = count + pick((1 << 18) * paths.count + 1)
+                switch run(Self.capacity(limit, value)) {
+                case .success(let outputs): XCTAssertEqual(outputs, expected, "\(named(value)), \(context)")
+                case .failure(let error): XCTAssertEqual(error, .input(named(value).message), context)
+                }
+            }
+        }
+    }
+
     /// A partial that passed a limit keeps saying so through later chunks
     /// and merges, whichever side of a merge it is on.
     func testAPassedLimitOutlivesLaterChunksAndMerges() throws {
@@ -281,5 +368,12 @@ final class RunCapacityTests: XCTestCase {
         chunk.count = text.count
         chunk.sequence = sequence
         return chunk
+    }
+}
+
+private extension Result {
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
     }
 }
