@@ -59,6 +59,9 @@ final class RunCapacityTests: XCTestCase {
         ]
     }
 
+    /// The longest of ``lines``, in bytes.
+    static let longestLine = lines.map(\.utf8.count).max()!
+
     /// Through the whole pipeline, one input or one input per line, one
     /// worker or three: at each limit's count the run writes what an
     /// unlimited run writes (for a limit on handles, when one partial holds
@@ -80,7 +83,9 @@ final class RunCapacityTests: XCTestCase {
                 let expected = try Analyzer(options: options(.standard, out: directory.path + "/expected")).run().csvFiles()
                 // One input is one chunk, so one partial; one worker makes one too.
                 let onePartial = paths.count == 1 || threads == 1
-                for (limit, count, named, onHandles) in Self.limits {
+                // A line's length is a limit of its own partial (not of a merge).
+                let lineLimit = (\RunCapacity.lineBytes, Self.longestLine, CapacityLimit.lineBytes, onHandles: false)
+                for (limit, count, named, onHandles) in Self.limits + [lineLimit] {
                     let context = "\(named(count)), \(paths.count) inputs, \(threads) threads"
                     if onePartial || !onHandles {
                         let met = try Analyzer(options: options(Self.capacity(limit, count), out: directory.path + "/met")).run()
@@ -267,6 +272,7 @@ final class RunCapacityTests: XCTestCase {
                 (\.identities, identities.count, CapacityLimit.identities),
                 (\.bareIDs, bareIDs, CapacityLimit.bareIDs),
                 (\.quizStrings, quizStrings.count, CapacityLimit.quizStrings),
+                (\.lineBytes, lines.map(\.utf8.count).max()!, CapacityLimit.lineBytes),
             ]
             for (limit, count, named) in dense {
                 XCTAssertEqual(try run(Self.capacity(limit, count)).get(), expected, "\(named(count)), \(context)")
@@ -291,6 +297,26 @@ final class RunCapacityTests: XCTestCase {
                 }
             }
         }
+    }
+
+    /// A line longer than `--max-line-bytes` is `line_too_long` (SPEC §2),
+    /// whatever the longest line a run can hold: only a line within the
+    /// option and past that fails the run.
+    func testALineTooLongIsRejectedBeforeTheLineLimitIsChecked() throws {
+        let line = Self.lines[1]  // the identify; the answers' lines are longer
+        let directory = TemporaryDirectory()
+        let path = directory.write("events.ndjson", lines: Self.lines)
+        var options = AnalyzeOptions(paths: [path], threads: 1)
+        options.capacity = Self.capacity(\.lineBytes, line.utf8.count - 1)
+        options.maxLineBytes = line.utf8.count + 1
+        XCTAssertThrowsError(try Analyzer(options: options).analyze()) { error in
+            XCTAssertEqual(error as? AnalyzeError, .input(CapacityLimit.lineBytes(line.utf8.count - 1).message))
+        }
+        // With --max-line-bytes below the line limit, the lines past it are
+        // line_too_long (that identify and both answers) and the run succeeds.
+        options.maxLineBytes = line.utf8.count - 2
+        let result = try Analyzer(options: options).analyze()
+        XCTAssertEqual(result.rejects.map(\.reason), [.lineTooLong, .lineTooLong, .lineTooLong])
     }
 
     /// A partial that passed a limit keeps saying so through later chunks
@@ -319,6 +345,7 @@ final class RunCapacityTests: XCTestCase {
         XCTAssertEqual(standard.bareIDs, (1 << 27) - 1)
         XCTAssertEqual(standard.answerOptions, (1 << 32) - 2)
         XCTAssertEqual(standard.quizStrings, Int(UInt32.max))
+        XCTAssertEqual(standard.lineBytes, (1 << 31) - 1)
 
         // The last identity's id plus one, the last extra's handle.
         var record = EventRecord(
@@ -345,6 +372,10 @@ final class RunCapacityTests: XCTestCase {
         XCTAssertEqual(
             CapacityLimit.identities(5).message,
             "the inputs hold more than 5 distinct device, profile and customer user ids, the most one run can hold; nothing written")
+        XCTAssertEqual(
+            CapacityLimit.lineBytes(100).message,
+            "a line is longer than 100 bytes, the longest one run can hold; nothing written "
+                + "(with --max-line-bytes 100 or less, such lines are rejected as line_too_long)")
         // Limits on handles are passed a little before the count they name.
         XCTAssertEqual(
             CapacityLimit.answers(9).message,

@@ -208,9 +208,12 @@ struct PartialAggregate {
             let end = chunk.count
             var i = chunk.start
             var lineIndex: UInt64 = 0
+            // A chunk with a line longer than a run can hold (a chunk grows
+            // for a long line) takes the path that measures a line first.
+            let parsesAsFound = end - i <= capacity.lineBytes
             while i < end {
                 // Most lines are an object and their end: parsed as found.
-                if let (outcome, contentEnd, lineEnd) = parser.parseLine(
+                if parsesAsFound, let (outcome, contentEnd, lineEnd) = parser.parseLine(
                     atStartOf: UnsafeRawBufferPointer(start: base + i, count: end - i)) {
                     lines += 1
                     let position = sequence | lineIndex
@@ -252,6 +255,10 @@ struct PartialAggregate {
         lines += 1
         guard line.count <= maxLineBytes else {
             reject(.lineTooLong, at: position)
+            return
+        }
+        guard line.count <= capacity.lineBytes else {
+            passedLimit = passedLimit ?? .lineBytes(capacity.lineBytes)
             return
         }
         switch parser.parse(line) {

@@ -44,6 +44,12 @@ struct RunCapacity: Sendable, Equatable {
     /// Distinct quiz strings (onboarding and element ids, options' ids,
     /// values and labels): their ids are 32 bits.
     var quizStrings: Int
+    /// The longest line within `--max-line-bytes` a run can hold: below
+    /// 2 GiB, every field of one line fits its field (an `event_id`'s length
+    /// in 31 bits, a quiz string's in 32, an answer's options in 30, an
+    /// action's structure in 31-bit links). Longer lines come only with a
+    /// `--max-line-bytes` above it (the default is 1 MiB).
+    var lineBytes: Int
 
     /// The limits of the record layout.
     static let standard = RunCapacity(
@@ -52,7 +58,8 @@ struct RunCapacity: Sendable, Equatable {
         answers: (1 << 30) - 1,
         bareIDs: Int(EventRecord.extraLimit) / 4,
         answerOptions: Int(UInt32.max) - 1,
-        quizStrings: Int(UInt32.max))
+        quizStrings: Int(UInt32.max),
+        lineBytes: Int(Int32.max))
 
     /// The first of the limits that these sizes pass, if any (the extras',
     /// answers' and answer options' handle ends, the others counts; the
@@ -74,19 +81,27 @@ enum CapacityLimit: Equatable, Sendable {
     case bareIDs(Int)
     case answerOptions(Int)
     case quizStrings(Int)
+    case lineBytes(Int)
 
     /// What the inputs hold too much of, for the run's message (SPEC §6:
     /// exit 2, nothing written). A limit on handles is passed a little before
     /// the count it names (``RunCapacity``), so its value reads "about".
     var message: String {
-        let (limit, what, exact): (Int, String, Bool) = switch self {
-        case .identities(let limit): (limit, "distinct device, profile and customer user ids", true)
-        case .extras(let limit):
-            (limit, "quiz answers and identity events whose event_id is neither a one-case UUID nor at most 16 bytes", false)
-        case .answers(let limit): (limit, "quiz answers", false)
-        case .bareIDs(let limit): (limit, "identity events whose event_id is a one-case UUID or at most 16 bytes", true)
-        case .answerOptions(let limit): (limit, "quiz answer options", false)
-        case .quizStrings(let limit): (limit, "distinct quiz strings (onboarding, element and option ids, values and labels)", true)
+        let (limit, what, exact): (Int, String, Bool)
+        switch self {
+        case .identities(let value): (limit, what, exact) = (value, "distinct device, profile and customer user ids", true)
+        case .extras(let value):
+            (limit, what, exact) = (
+                value, "quiz answers and identity events whose event_id is neither a one-case UUID nor at most 16 bytes", false)
+        case .answers(let value): (limit, what, exact) = (value, "quiz answers", false)
+        case .bareIDs(let value):
+            (limit, what, exact) = (value, "identity events whose event_id is a one-case UUID or at most 16 bytes", true)
+        case .answerOptions(let value): (limit, what, exact) = (value, "quiz answer options", false)
+        case .quizStrings(let value):
+            (limit, what, exact) = (value, "distinct quiz strings (onboarding, element and option ids, values and labels)", true)
+        case .lineBytes(let value):
+            return "a line is longer than \(value) bytes, the longest one run can hold; nothing written "
+                + "(with --max-line-bytes \(value) or less, such lines are rejected as line_too_long)"
         }
         return exact
             ? "the inputs hold more than \(limit) \(what), the most one run can hold; nothing written"
