@@ -195,6 +195,36 @@ final class ChunkFeedTests: XCTestCase {
         XCTAssertGreaterThan(chunks, 150, "chunks were not cut at each line end as it arrived")
     }
 
+    /// A chunk grown for a long line is handed over at its last line end once
+    /// it holds `cutAfterBytes`, and reads at most `maxReadBytes` at a time,
+    /// so it never holds more line ends than those two allow (a line's
+    /// position is 32 bits within its chunk). Before, a chunk grown for a line
+    /// of 8 GiB filled up with whatever followed: a blank line that long
+    /// could leave more than 2³² lines in one chunk. Here a chunk of 64 bytes
+    /// grows to 16 KiB for a 10 000-byte line, then meets 10 000 short lines.
+    func testAGrownChunkIsCutSoonAfterItsLongLine() throws {
+        let directory = TemporaryDirectory()
+        let long = String(repeating: "x", count: 10_000)
+        let text = Array(([long] + Array(repeating: "a", count: 10_000) + [long] + Array(repeating: "b", count: 500))
+            .map { $0 + "\n" }.joined().utf8)
+        let plain = directory.write("events.ndjson", text)
+        let gzipped = directory.write("events.ndjson.gz", gzip(text))
+        for path in [plain, gzipped] {
+            var reader = ChunkReader(
+                source: try DecodedTextSource(try InputFile.expand([path])[0]), fileIndex: 0,
+                lineCapacity: 1 << 16, cutAfterBytes: 256, maxReadBytes: 64)
+            let pool = BlockingPool((0..<2).map { _ in Chunk(capacity: Self.capacity) })
+            var received: [UInt8] = []
+            while let chunk = try reader.next(take: pool.take, recycle: pool.give) {
+                XCTAssertEqual(chunk.text.last, 0x0A, "a chunk not cut at a line end")
+                XCTAssertLessThanOrEqual(chunk.text.count(where: { $0 == 0x0A }), 256 + 64, path)
+                received += chunk.text
+                pool.give(chunk)
+            }
+            XCTAssertEqual(received, text, path)
+        }
+    }
+
     /// Only the text's first bytes can be a BOM. Regression: a pipe whose
     /// first read gave "a\n" (fewer than the BOM's 3 bytes) and a reader
     /// asked to yield handed that line over before checking, then checked

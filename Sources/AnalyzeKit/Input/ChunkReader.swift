@@ -24,16 +24,26 @@ struct ChunkReader {
     private var unhanded: [ChecksumSegment] = []
     /// The capacity a chunk may grow to for one long line.
     private let lineCapacity: Int
+    /// A chunk holding this many bytes is handed over at its last line end
+    /// after each read, and a read takes at most `maxReadBytes`: so a chunk
+    /// holds fewer than 2³² line ends (a line's position is 32 bits within
+    /// its chunk, ``PartialAggregate``) however far a long line grew it.
+    /// Only a chunk grown past 2 GiB meets either (tests lower them).
+    private let cutAfterBytes: Int
+    private let maxReadBytes: Int
 
     /// A reader of `source`, the input numbered `fileIndex`. A chunk too small
     /// for a line grows up to `lineCapacity` bytes (by default it never
     /// grows): `--max-line-bytes` plus 64, room for the longest line allowed
     /// with its line end (a CR before the LF is not counted in the line), so
     /// that a chunk full without a line end holds a line over the limit.
-    init(source: DecodedTextSource, fileIndex: Int, lineCapacity: Int = 0) {
+    init(source: DecodedTextSource, fileIndex: Int, lineCapacity: Int = 0,
+         cutAfterBytes: Int = 1 << 31, maxReadBytes: Int = 1 << 30) {
         self.source = source
         self.fileIndex = fileIndex
         self.lineCapacity = lineCapacity
+        self.cutAfterBytes = cutAfterBytes
+        self.maxReadBytes = maxReadBytes
     }
 
     /// The next chunk of the input, in order; nil once the input is exhausted.
@@ -116,7 +126,7 @@ struct ChunkReader {
         // worker waits: 15 MB lines from a pipe ran at 20 MB/s.)
         var noLineEndBefore = chunk.start
         while true {
-            let end = min(chunk.capacity, chunk.count + max(1, chunk.capacity / 4))
+            let end = min(chunk.capacity, chunk.count + min(max(1, chunk.capacity / 4), maxReadBytes))
             let n = try read(into: UnsafeMutableRawBufferPointer(rebasing: chunk.storage[chunk.count..<end]),
                              at: chunk.count, of: chunk)
             chunk.count += n
@@ -134,7 +144,7 @@ struct ChunkReader {
                 return nil
             }
             if chunk.count < chunk.capacity {
-                guard shouldYield() else { continue }
+                guard shouldYield() || chunk.count >= cutAfterBytes else { continue }
                 guard let lastNewline = Self.lastNewline(in: chunk, from: noLineEndBefore) else {
                     noLineEndBefore = chunk.count
                     continue

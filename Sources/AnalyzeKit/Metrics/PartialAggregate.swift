@@ -9,8 +9,9 @@ import Musl
 ///
 /// Memory: 12 bytes. The question is an id in the partial's
 /// ``QuestionTable``; an option handle fits 32 bits below 2³² options (about
-/// 16 GB of them); an answer's option count is bounded by its line (at most
-/// 1 GiB, so below 10⁸ options) and shares a word with the kind.
+/// 16 GB of them; ``RunCapacity/answerOptions``); an answer's option count is
+/// bounded by its line (below 2 GiB, ``RunCapacity/lineBytes``, so below
+/// 2.2 × 10⁸ options of 10 bytes or more) and shares a word with the kind.
 struct AnswerRecord {
     private var start: UInt32
     /// The question's id in `PartialAggregate.quizQuestions`.
