@@ -146,8 +146,8 @@ final class RunCapacityTests: XCTestCase {
         let second = Self.chunk(Self.lines[3...], sequence: 1)
         for (limit, count, named, _) in Self.limits {
             let capacity = Self.capacity(limit, count - 1)
-            var a = PartialAggregate(maxLineBytes: 1 << 20, maxRejectRows: 10, capacity: capacity)
-            var b = PartialAggregate(maxLineBytes: 1 << 20, maxRejectRows: 10, capacity: capacity)
+            var a = Self.partial(capacity)
+            var b = Self.partial(capacity)
             a.consume(first)
             b.consume(second)
             XCTAssertNil(a.exceededLimit, "\(named(count - 1))")
@@ -179,8 +179,8 @@ final class RunCapacityTests: XCTestCase {
         for (limit, end, passed) in ends {
             for (value, expected) in [(end, nil), (end - 1, passed)] {
                 let capacity = Self.capacity(limit, value)
-                var a = PartialAggregate(maxLineBytes: 1 << 20, maxRejectRows: 10, capacity: capacity)
-                var b = PartialAggregate(maxLineBytes: 1 << 20, maxRejectRows: 10, capacity: capacity)
+                var a = Self.partial(capacity)
+                var b = Self.partial(capacity)
                 a.consume(Self.chunk(Self.lines[0..<3], sequence: 0))
                 b.consume(Self.chunk(Self.lines[3...], sequence: 1))
                 a.merge(b)
@@ -324,13 +324,13 @@ final class RunCapacityTests: XCTestCase {
     func testAPassedLimitOutlivesLaterChunksAndMerges() throws {
         let capacity = Self.capacity(\.extras, 1)
         let all = Self.chunk(Self.lines[...], sequence: 0)
-        var full = PartialAggregate(maxLineBytes: 1 << 20, maxRejectRows: 10, capacity: capacity)
+        var full = Self.partial(capacity)
         full.consume(all)
         XCTAssertEqual(full.exceededLimit, .extras(1))
         full.consume(Self.chunk(Self.lines[0..<1], sequence: 1))
         XCTAssertEqual(full.exceededLimit, .extras(1))
 
-        var empty = PartialAggregate(maxLineBytes: 1 << 20, maxRejectRows: 10, capacity: capacity)
+        var empty = Self.partial(capacity)
         empty.merge(full)
         XCTAssertEqual(empty.exceededLimit, .extras(1))
     }
@@ -389,6 +389,11 @@ final class RunCapacityTests: XCTestCase {
                 XCTAssertTrue(limit.message.hasPrefix(prefix) && limit.message.hasSuffix(suffix), limit.message)
             }
         }
+    }
+
+    /// An empty partial for lines of up to 1 MiB under `capacity`.
+    private static func partial(_ capacity: RunCapacity) -> PartialAggregate {
+        PartialAggregate(maxLineBytes: 1 << 20, maxRejectRows: 10, capacity: capacity)
     }
 
     /// One chunk holding `lines`, numbered `sequence`.

@@ -183,6 +183,11 @@ struct PartialAggregate {
         return store.bareCount > capacity.bareIDs ? .bareIDs(capacity.bareIDs) : nil
     }
 
+    /// Notes that `limit` was passed; the first one passed is the one reported.
+    private mutating func pass(_ limit: CapacityLimit) {
+        if passedLimit == nil { passedLimit = limit }
+    }
+
     // MARK: Consuming chunks
 
     /// Parses and records every line of `chunk`.
@@ -259,7 +264,7 @@ struct PartialAggregate {
             return
         }
         guard line.count <= capacity.lineBytes else {
-            passedLimit = passedLimit ?? .lineBytes(capacity.lineBytes)
+            pass(.lineBytes(capacity.lineBytes))
             return
         }
         switch parser.parse(line) {
@@ -309,7 +314,7 @@ struct PartialAggregate {
                 assert(parser.event.contentFingerprint == 0)
                 bareIDKind = packedKind
             } else if extras.startOfNextRun(count: 1) >= capacity.extras {
-                passedLimit = passedLimit ?? .extras(capacity.extras)
+                pass(.extras(capacity.extras))
                 return
             } else if let packedKind {
                 extra = Int32(extras.append(EventExtra(packedID: packed, kind: packedKind, answer: answer)))
@@ -366,7 +371,7 @@ struct PartialAggregate {
     @inline(__always)
     private mutating func recordAnswer(from parser: inout EventParser) -> Int32 {
         guard answers.startOfNextRun(count: 1) < capacity.answers else {
-            passedLimit = passedLimit ?? .answers(capacity.answers)
+            pass(.answers(capacity.answers))
             return -1
         }
         if let cached = parser.cachedAction, cached.way < answerMemos.count,
@@ -392,7 +397,7 @@ struct PartialAggregate {
             let optionsCount = answerScratch.count
             guard answerOptions.startOfNextRun(count: optionsCount) + optionsCount <= capacity.answerOptions,
                   answerOptions.count + optionsCount <= capacity.answerOptions else {
-                passedLimit = passedLimit ?? .answerOptions(capacity.answerOptions)
+                pass(.answerOptions(capacity.answerOptions))
                 return -1
             }
             let start = withUnsafeTemporaryAllocation(of: UInt32.self, capacity: answerScratch.count) { refs in
@@ -489,7 +494,7 @@ struct PartialAggregate {
             bareIDs: store.bareCount + other.store.bareCount,
             answerOptions: answerOptions.handleEnd(adopting: other.answerOptions),
             answerOptionCount: answerOptions.count + other.answerOptions.count) {
-            passedLimit = passed
+            pass(passed)
             return
         }
         // Take the store out of `other` so its shards are uniquely owned and
