@@ -198,6 +198,25 @@ final class MetricsTests: XCTestCase {
             """)
     }
 
+    /// Where a zone skips a whole local date (Pacific/Apia went from -10:00 to
+    /// +14:00 at 2011-12-30 10:00 UTC, so 2011-12-30 never happened there),
+    /// that date still gets its zero row: rows are calendar dates between the
+    /// first and last install day, whether or not the zone lived through them
+    /// (docs/data-model.md). Hand-computed: 12:00 UTC on the 29th is 02:00 on
+    /// the 29th local, 12:00 UTC on the 31st is 02:00 on 2012-01-01 local.
+    func testInstallsWhereTheZoneSkipsALocalDate() throws {
+        let before = event("a", "sdk_activate", "2011-12-29T12:00:00Z", device: "d1", profile: "p1")
+        let after = event("b", "sdk_activate", "2011-12-31T12:00:00Z", device: "d2", profile: "p2")
+        XCTAssertEqual(try analyze(lines: [before, after], timeZone: "Pacific/Apia").installsText, """
+            date,by_device_id,by_customer_user_id,by_profile_id
+            2011-12-29,1,0,1
+            2011-12-30,0,0,0
+            2011-12-31,0,0,0
+            2012-01-01,1,0,1
+
+            """)
+    }
+
     func testProfileSwitchesByTrigger() throws {
         let result = try analyze(lines: story.reversed())
         XCTAssertEqual(result.switchesText, """
