@@ -158,6 +158,12 @@ compare "1 MiB lines" "UTC Asia/Kolkata" "$d/huge.json" "$d/huge.ndjson.gz"
 gen --events 700 --seed 31337 --edge --out "$d/edge.ndjson" --expect "$d/edge.json"
 compare "far-away instants" "America/New_York Asia/Kolkata" "$d/edge.json" "$d/edge.ndjson"
 compare "far-away instants (fixed offsets)" "+14:00 -12:00" - "$d/edge.ndjson"
+# regression: a conflicting copy of an instant at an end of years 0001-9999 was shifted
+# out of the range, and the exporter failed on these seeds (fiftieth session)
+for s in 94579 780395; do
+    gen --events 900 --seed $s --no-bom --out "$d/range-ends-$s.ndjson" --expect "$d/range-ends-$s.json"
+    compare "range ends, seed $s" "UTC -12:00" "$d/range-ends-$s.json" "$d/range-ends-$s.ndjson"
+done
 # --max-reject-rate: exactly 50 rejects in exactly 1000 lines
 gen --events 1000 --seed 5 --reject-rate 0.05 --dup-rate 0 --blank-rate 0.02 \
     --out "$d/rate.ndjson" --expect "$d/rate.json"

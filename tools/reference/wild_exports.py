@@ -49,6 +49,13 @@ NS = 10 ** 9
 MS = 10 ** 6
 DAY = 86400 * NS
 EPOCH_ORD = _dt.date(1970, 1, 1).toordinal()
+# SPEC §2: instants outside years 0001-9999 (UTC) are bad timestamps.
+FIRST_INSTANT = -62135596800 * NS      # 0001-01-01T00:00:00Z
+END_INSTANT = 253402300800 * NS        # 10000-01-01T00:00:00Z, excluded
+
+
+def in_instant_range(ns):
+    return FIRST_INSTANT <= ns < END_INSTANT
 KNOWN = ("sdk_activate", "identify", "logout", "onboarding_state_updated",
          "onboarding_analytics")
 ONB = ("onboarding_state_updated", "onboarding_analytics")
@@ -194,12 +201,12 @@ def spell_ts(ns, st, rng, force=None):
         return "-0"
     if force != "rfc" and ns % MS == 0 and (force == "epoch" or rng.random() < st.epoch_p):
         return str(ns // MS)
-    if -62135596800 * NS <= ns < 253402300800 * NS:
+    if in_instant_range(ns):
         off = rng.choice(st.offsets)
     else:
         off = 0
     local = ns + off * 60 * NS
-    if not (-62135596800 * NS <= local < 253402300800 * NS):
+    if not in_instant_range(local):
         off, local = 0, ns
     days, rem = divmod(local, DAY)
     d = _dt.date.fromordinal(EPOCH_ORD + days)
@@ -925,8 +932,8 @@ class Gen:
         self.events.append(m)
         self.ev("identify", self.t0 + DAY + 7 * NS, ids.device(), ids.profile(), c)
         # (6) extreme instants on events without identities (first_event / last_event)
-        for ns, force in ((-62135596800 * NS, "rfc"), (-62135596800 * NS, "epoch"),
-                          (253402300800 * NS - 1, "rfc"), (253402300799999 * MS, "epoch"),
+        for ns, force in ((FIRST_INSTANT, "rfc"), (FIRST_INSTANT, "epoch"),
+                          (END_INSTANT - 1, "rfc"), (END_INSTANT - MS, "epoch"),
                           (0, "negzero"), (0, "epoch"), (-1, "rfc"), (-MS, "epoch"),
                           (951825600 * NS, "rfc"), (1709251199 * NS + NS - 1, "rfc"),
                           (4107542400 * NS, "epoch")):
@@ -935,7 +942,7 @@ class Gen:
             self.events.append(m)
         m = {"event_id": self.eid(self.t0), "event_type": "edge_probe",
              "timestamp": Raw('"0000-12-31T23:30:00-01:00"')}
-        m["_ns"] = -62135596800 * NS + 30 * 60 * NS
+        m["_ns"] = FIRST_INSTANT + 30 * 60 * NS
         self.events.append(m)
         # (7) installs exactly at local midnight (-1 ns, 0, +1 ns) for many UTC offsets
         if self.a.events >= 2000:
@@ -1364,12 +1371,17 @@ def conflict_variant(g, m):
         k = "label"
     if "_ns" in c:
         k = "type"
+    def shifted(steps, force=None):
+        # Only shifts that keep the instant within the SPEC's years: the copy
+        # must stay an accepted event (the edge probes sit on the range's ends).
+        ns = c["timestamp"].ns
+        return TS(ns + rng.choice([d for d in steps if in_instant_range(ns + d)]), force)
     if k == "ts_ns":
-        c["timestamp"] = TS(c["timestamp"].ns + rng.choice([1, -1]), "rfc")
+        c["timestamp"] = shifted([1, -1], "rfc")
     elif k == "ts_ms":
-        c["timestamp"] = TS(c["timestamp"].ns + rng.choice([MS, -MS]))
+        c["timestamp"] = shifted([MS, -MS])
     elif k == "ts_day":
-        c["timestamp"] = TS(c["timestamp"].ns + rng.choice([DAY, -DAY, -3 * DAY]))
+        c["timestamp"] = shifted([DAY, -DAY, -3 * DAY])
     elif k == "profile":
         c["profile_id"] = g.ids.profile()
     elif k == "device":
