@@ -56,6 +56,8 @@ END_INSTANT = 253402300800 * NS        # 10000-01-01T00:00:00Z, excluded
 
 def in_instant_range(ns):
     return FIRST_INSTANT <= ns < END_INSTANT
+
+
 KNOWN = ("sdk_activate", "identify", "logout", "onboarding_state_updated",
          "onboarding_analytics")
 ONB = ("onboarding_state_updated", "onboarding_analytics")
