@@ -77,12 +77,14 @@ let package = Package(
         // The thread that takes SIGINT/SIGTERM/SIGHUP and removes temporary
         // outputs, in C (its header says why not a signal handler).
         .target(name: "CInterrupt"),
+        // The hashes' per-run key, set before `main` (its header says why in C).
+        .target(name: "CHashKey"),
         // ISA-L's inflate (Debian: libisal-dev), linked only when `useISAL`.
         .systemLibrary(name: "CISAL", providers: [.apt(["libisal-dev"])]),
         // The engine: input → parsing → metrics → pipeline → output.
         .target(
             name: "AnalyzeKit",
-            dependencies: ["CZlib", "CSupport", "CInterrupt"] + (useISAL ? ["CISAL"] : []),
+            dependencies: ["CZlib", "CSupport", "CInterrupt", "CHashKey"] + (useISAL ? ["CISAL"] : []),
             swiftSettings: inflaterDefines
         ),
         // The thin command-line front end.

@@ -1,4 +1,5 @@
 @testable import AnalyzeKit
+import CHashKey
 import EventGenerator
 import XCTest
 
@@ -100,6 +101,36 @@ final class HashingAndInterningTests: XCTestCase {
                 XCTAssertNotEqual(after.1, before.1, "length \(length), byte \(k)")
                 bytes[k] ^= 0x20
             }
+        }
+    }
+
+    /// `ANALYZE_HASH_SEED` is read twice: by the C constructor that sets the
+    /// key (CHashKey) and by `main`, which calls anything Swift's
+    /// `UInt64(String)` rejects a usage error. The two readings must agree, on
+    /// the edges (signs, zeros, 2^64 - 1 and 2^64) and on seeded random
+    /// strings over digits, signs and a few other bytes.
+    func testTheKeysCReadingAgreesWithSwifts() {
+        func cReading(_ text: String) -> UInt64? {
+            var value: UInt64 = 0xdead
+            return analyze_hash_key_parse(text, &value) == 1 ? value : nil
+        }
+        var cases = ["", "+", "-", "0", "+0", "-0", "-00", "-1", "+5", "007", " 5", "5 ", "0x5", "1e3", "1_000",
+                     "18446744073709551615", "+18446744073709551615", "018446744073709551615",
+                     "18446744073709551616", "18446744073709551620", "99999999999999999999", "--1", "+-1", "٣"]
+        var rng = SplitMix64(51)
+        let alphabet = Array("0123456789+- x9".utf8)
+        for _ in 0..<20_000 {
+            let length = Int(rng.next() % 23)
+            let bytes = (0..<length).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }
+            cases.append(String(decoding: bytes, as: UTF8.self))
+        }
+        // Near the top: 2^64 - 1 - k and above, where the overflow check decides.
+        for k in 0..<64 as Range<UInt64> {
+            cases.append(String(UInt64.max - k))
+            cases.append(String(UInt64.max - k) + "0")
+        }
+        for text in cases {
+            XCTAssertEqual(cReading(text), UInt64(text), "'\(text)'")
         }
     }
 

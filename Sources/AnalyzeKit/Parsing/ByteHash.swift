@@ -1,15 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import CHashKey
 
 /// Fast 64-bit hashing of byte strings (a multiply-fold mixer in the style of
 /// wyhash), used for the event-id keys, the identity keys, the interners and
 /// action fingerprints.
 ///
 /// Not cryptographic, but keyed: every lane's seed is combined with a
-/// process-wide ``key`` drawn at random when a run starts, so that ids
+/// process-wide ``key`` drawn at random when the process starts, so that ids
 /// written to collide (two `customer_user_id`s chosen by a user, say) cannot
 /// be computed from this source. Two seeds give two independent lanes; the
 /// event-id key uses both (128 bits), so an accidental collision among even
@@ -41,12 +37,13 @@ enum ByteHash {
     private static let p3: UInt64 = 0x8a9d_c5b3_e7f1_d9a5
 
     /// The process-wide key: `ANALYZE_HASH_SEED` (an unsigned 64-bit decimal
-    /// integer, for reproducing a run's hashes) when set, else random.
-    static let key: UInt64 = {
-        if let text = getenv("ANALYZE_HASH_SEED"), let value = UInt64(String(cString: text)) { return value }
-        var generator = SystemRandomNumberGenerator()
-        return generator.next()
-    }()
+    /// integer, for reproducing a run's hashes) when set, else random; drawn
+    /// once before `main` (CHashKey).
+    ///
+    /// Performance: one load. A Swift `static let` drawn on first use would
+    /// call `swift_once` on every read, several times a line.
+    @inline(__always)
+    static var key: UInt64 { analyze_hash_key() }
 
     @inline(__always)
     static func mix(_ a: UInt64, _ b: UInt64) -> UInt64 {
