@@ -11,7 +11,7 @@
 #   swiftc -sanitize=fuzzer,address -parse-as-library -module-name AnalyzeKit \
 #          -swift-version 6 -O -g -I Sources/CZlib -lz ...
 # (-I Sources/CZlib finds the CZlib module map, likewise for every other C module of
-# Sources/; zlib1g-dev must be installed; -D ANALYZE_ISAL -lisal when ISA-L is, as
+# Sources/; a C target's .c files are compiled with the toolchain's clang; zlib1g-dev must be installed; -D ANALYZE_ISAL -lisal when ISA-L is, as
 # Package.swift chooses the inflater). The
 # sources are copied to Fuzz/.build/src first, so edits made while it builds do not
 # break the build; the binary is rebuilt only when a source changed.
@@ -58,6 +58,20 @@ rm -rf "$build/src.new"
 mkdir -p "$build/src.new/modules"
 cp -R "${FUZZ_SOURCES:-Sources/AnalyzeKit}" "$build/src.new/AnalyzeKit"
 for map in Sources/*/module.modulemap; do cp -R "$(dirname "$map")" "$build/src.new/modules/"; done
+# C targets with sources (CInterrupt, CHashKey): SwiftPM makes their module maps from
+# include/; here each gets one naming its headers, and its .c files are compiled below.
+for include in Sources/*/include; do
+    name="$(basename "$(dirname "$include")")"
+    mkdir -p "$build/src.new/modules/$name" "$build/src.new/c/$name"
+    cp "$include"/*.h "$build/src.new/modules/$name/"
+    cp "$(dirname "$include")"/*.c "$build/src.new/c/$name/"
+    {
+        echo "module $name {"
+        for header in "$include"/*.h; do echo "    header \"$(basename "$header")\""; done
+        echo "    export *"
+        echo "}"
+    } > "$build/src.new/modules/$name/module.modulemap"
+done
 cp -R Fuzz/harnesses "$build/src.new/harnesses"
 flags=(-lz)
 case "${ANALYZE_INFLATER:-}" in
@@ -75,9 +89,20 @@ if [ "${FUZZ_FORCE_BUILD:-0}" = 1 ] || [ ! -x "$build/analyze-fuzz" ] || [ "$(ca
     for module in "$build"/src/modules/*/; do includes+=(-I "${module%/}"); done
     linker=()
     command -v ld.lld >/dev/null 2>&1 && linker=(-use-ld=lld)
+    objects=()
+    for source in "$build"/src/c/*/*.c; do
+        module="$(basename "$(dirname "$source")")"
+        object="$build/src/c/$module/$(basename "$source" .c).o"
+        if ! clang -c -O2 -g -I "$build/src/modules/$module" "$source" -o "$object" 2> "$build/build.log"; then
+            tail -40 "$build/build.log"
+            echo "fuzz: build failed (full log: $build/build.log)"
+            exit 2
+        fi
+        objects+=("$object")
+    done
     if ! swiftc -sanitize="$sanitizers" -parse-as-library -module-name AnalyzeKit -swift-version 6 \
             -O -g "${includes[@]}" "${flags[@]}" "${linker[@]}" \
-            "${sources[@]}" -o "$build/analyze-fuzz" 2> "$build/build.log"; then
+            "${sources[@]}" "${objects[@]}" -o "$build/analyze-fuzz" 2> "$build/build.log"; then
         grep -v "Cannot export local symbol" "$build/build.log" | tail -40
         echo "fuzz: build failed (full log: $build/build.log)"
         exit 2
