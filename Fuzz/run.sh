@@ -3,7 +3,10 @@
 #
 #   Fuzz/run.sh [SECONDS] [HARNESS...]
 #
-# SECONDS   per harness (default 60). HARNESS: parser, gzip, pipeline (default all).
+# SECONDS   per harness (default 60); 0 runs each harness once over the committed seeds
+#           and regression inputs only and stops (what .ci/run does: the build and the
+#           known inputs checked on every change). HARNESS: parser, gzip, pipeline
+#           (default all).
 #
 # The harnesses (Fuzz/harnesses/*.swift) are compiled together with every file of
 # Sources/AnalyzeKit into one module named AnalyzeKit, so internal types
@@ -134,11 +137,15 @@ for target in "${targets[@]}"; do
     log="$build/$target.log"
     started="$build/.started-$target"
     touch "$started"
-    echo "fuzz: $target for ${seconds}s (log: $log)"
+    # Replaying (SECONDS 0): the committed inputs only, each run once.
+    limit=(-max_total_time="$seconds")
+    inputs=("$corpus" "Fuzz/corpus/$target" "${regressions[@]}")
+    if [ "$seconds" = 0 ]; then limit=(-runs=0); inputs=("Fuzz/corpus/$target" "${regressions[@]}"); fi
+    if [ "$seconds" = 0 ]; then echo "fuzz: $target, replaying (log: $log)"; else echo "fuzz: $target for ${seconds}s (log: $log)"; fi
     # shellcheck disable=SC2086
-    "$build/fuzz-$target" -max_total_time="$seconds" -max_len="${max_len[$target]}" -timeout=20 \
+    "$build/fuzz-$target" "${limit[@]}" -max_len="${max_len[$target]}" -timeout=20 \
         -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$artifacts/" "${dict[@]}" \
-        ${extra[$target]} ${FUZZ_FLAGS:-} "$corpus" "Fuzz/corpus/$target" "${regressions[@]}" > "$log" 2>&1
+        ${extra[$target]} ${FUZZ_FLAGS:-} "${inputs[@]}" > "$log" 2>&1
     rc=$?
     runs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)"
     [ -z "$runs" ] && runs="$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#')"
@@ -148,6 +155,8 @@ for target in "${targets[@]}"; do
         status=1
         grep -E "fuzz invariant broken|ERROR: AddressSanitizer|ERROR: libFuzzer|Fatal error|SUMMARY" "$log" | head -5
         summary+=("$target: FAILED (exit $rc) after ${runs:-?} runs: $(find "$artifacts" -type f -newer "$started" | tr '\n' ' ')")
+    elif [ "$seconds" = 0 ]; then
+        summary+=("$target: ok, ${runs:-?} committed inputs replayed, coverage ${cov:-?} edges")
     else
         summary+=("$target: ok, ${runs:-?} runs in ${seconds}s, coverage ${cov:-?} edges, corpus $(ls "$corpus" | wc -l) + $(ls "Fuzz/corpus/$target" | wc -l) seeds")
     fi
