@@ -14,10 +14,11 @@
 #   swiftc -sanitize=fuzzer,address -parse-as-library -module-name AnalyzeKit \
 #          -swift-version 6 -O -g -I Sources/CZlib -lz ...
 # (-I Sources/CZlib finds the CZlib module map, likewise for every other C module of
-# Sources/; a C target's .c files are compiled with the toolchain's clang; zlib1g-dev must be installed; -D ANALYZE_ISAL -lisal when ISA-L is, as
-# Package.swift chooses the inflater). The
-# sources are copied to Fuzz/.build/src first, so edits made while it builds do not
-# break the build; the binary is rebuilt only when a source changed.
+# Sources/; a C target's .c files are compiled with the toolchain's clang and linked
+# in; zlib1g-dev must be installed; -D ANALYZE_ISAL -lisal when ISA-L is, as
+# Package.swift chooses the inflater). The sources are copied to Fuzz/.build/src
+# first, so edits made while it builds do not break the build; the binary is rebuilt
+# only when a source changed.
 #
 # Each harness starts from the committed seeds (Fuzz/corpus/HARNESS, never written
 # to, rebuilt by Fuzz/make-corpus.sh), the inputs of bugs found so far
@@ -137,11 +138,16 @@ for target in "${targets[@]}"; do
     log="$build/$target.log"
     started="$build/.started-$target"
     touch "$started"
-    # Replaying (SECONDS 0): the committed inputs only, each run once.
-    limit=(-max_total_time="$seconds")
-    inputs=("$corpus" "Fuzz/corpus/$target" "${regressions[@]}")
-    if [ "$seconds" = 0 ]; then limit=(-runs=0); inputs=("Fuzz/corpus/$target" "${regressions[@]}"); fi
-    if [ "$seconds" = 0 ]; then echo "fuzz: $target, replaying (log: $log)"; else echo "fuzz: $target for ${seconds}s (log: $log)"; fi
+    if [ "$seconds" = 0 ]; then
+        # Replaying: the committed inputs only, each run once.
+        limit=(-runs=0)
+        inputs=("Fuzz/corpus/$target" "${regressions[@]}")
+        echo "fuzz: $target, replaying (log: $log)"
+    else
+        limit=(-max_total_time="$seconds")
+        inputs=("$corpus" "Fuzz/corpus/$target" "${regressions[@]}")
+        echo "fuzz: $target for ${seconds}s (log: $log)"
+    fi
     # shellcheck disable=SC2086
     "$build/fuzz-$target" "${limit[@]}" -max_len="${max_len[$target]}" -timeout=20 \
         -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$artifacts/" "${dict[@]}" \
