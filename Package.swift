@@ -94,7 +94,7 @@ let package = Package(
         // Deterministic, seeded synthetic exports for tests, samples and benchmarks.
         .target(name: "EventGenerator", dependencies: ["CZlib"]),
         .executableTarget(name: "generate-events", dependencies: ["EventGenerator"]),
-        .testTarget(name: "AnalyzeKitTests", dependencies: ["AnalyzeKit", "EventGenerator"]),
+        .testTarget(name: "AnalyzeKitTests", dependencies: ["AnalyzeKit", "CHashKey", "EventGenerator"]),
         .testTarget(name: "EndToEndTests", dependencies: ["AnalyzeKit", "EventGenerator"]),
     ],
     swiftLanguageModes: [.v6]

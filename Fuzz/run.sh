@@ -64,11 +64,12 @@ cp -R "${FUZZ_SOURCES:-Sources/AnalyzeKit}" "$build/src.new/AnalyzeKit"
 for map in Sources/*/module.modulemap; do cp -R "$(dirname "$map")" "$build/src.new/modules/"; done
 # C targets with sources (CInterrupt, CHashKey): SwiftPM makes their module maps from
 # include/; here each gets one naming its headers, and its .c files are compiled below.
+shopt -s nullglob
 for include in Sources/*/include; do
     name="$(basename "$(dirname "$include")")"
     mkdir -p "$build/src.new/modules/$name" "$build/src.new/c/$name"
     cp "$include"/*.h "$build/src.new/modules/$name/"
-    cp "$(dirname "$include")"/*.c "$build/src.new/c/$name/"
+    find "$(dirname "$include")" -name '*.c' -exec cp {} "$build/src.new/c/$name/" \;
     {
         echo "module $name {"
         for header in "$include"/*.h; do echo "    header \"$(basename "$header")\""; done
@@ -139,17 +140,18 @@ for target in "${targets[@]}"; do
     started="$build/.started-$target"
     touch "$started"
     if [ "$seconds" = 0 ]; then
-        # Replaying: the committed inputs only, each run once.
+        # Replaying: the committed inputs only, each run once and whole (no
+        # -max_len: longer seeds would be cut to it).
         limit=(-runs=0)
         inputs=("Fuzz/corpus/$target" "${regressions[@]}")
         echo "fuzz: $target, replaying (log: $log)"
     else
-        limit=(-max_total_time="$seconds")
+        limit=(-max_total_time="$seconds" -max_len="${max_len[$target]}")
         inputs=("$corpus" "Fuzz/corpus/$target" "${regressions[@]}")
         echo "fuzz: $target for ${seconds}s (log: $log)"
     fi
     # shellcheck disable=SC2086
-    "$build/fuzz-$target" "${limit[@]}" -max_len="${max_len[$target]}" -timeout=20 \
+    "$build/fuzz-$target" "${limit[@]}" -timeout=20 \
         -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$artifacts/" "${dict[@]}" \
         ${extra[$target]} ${FUZZ_FLAGS:-} "${inputs[@]}" > "$log" 2>&1
     rc=$?
@@ -162,7 +164,7 @@ for target in "${targets[@]}"; do
         grep -E "fuzz invariant broken|ERROR: AddressSanitizer|ERROR: libFuzzer|Fatal error|SUMMARY" "$log" | head -5
         summary+=("$target: FAILED (exit $rc) after ${runs:-?} runs: $(find "$artifacts" -type f -newer "$started" | tr '\n' ' ')")
     elif [ "$seconds" = 0 ]; then
-        summary+=("$target: ok, ${runs:-?} committed inputs replayed, coverage ${cov:-?} edges")
+        summary+=("$target: ok, the committed inputs replayed in ${runs:-?} runs, coverage ${cov:-?} edges")
     else
         summary+=("$target: ok, ${runs:-?} runs in ${seconds}s, coverage ${cov:-?} edges, corpus $(ls "$corpus" | wc -l) + $(ls "Fuzz/corpus/$target" | wc -l) seeds")
     fi

@@ -1,5 +1,6 @@
 #include "hash_key.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/random.h>
 #include <time.h>
@@ -32,7 +33,19 @@ __attribute__((constructor)) static void analyze_hash_key_draw(void) {
         analyze_hash_key_storage = key;
         return;
     }
-    // No entropy source (a seccomp sandbox): the time and the process id.
+    // Without getrandom (an old kernel, a seccomp sandbox): /dev/urandom, as
+    // Swift's SystemRandomNumberGenerator does.
+    FILE *urandom = fopen("/dev/urandom", "rb");
+    if (urandom) {
+        size_t read = fread(&key, sizeof key, 1, urandom);
+        fclose(urandom);
+        if (read == 1) {
+            analyze_hash_key_storage = key;
+            return;
+        }
+    }
+    // No entropy source at all: the time and the process id (guessable, so
+    // only the accidental-collision odds hold; no output depends on the key).
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     analyze_hash_key_storage = ((uint64_t)now.tv_sec * 1000000007u) ^ (uint64_t)now.tv_nsec ^ ((uint64_t)getpid() << 40);
