@@ -8,6 +8,11 @@
 
 uint64_t analyze_hash_key_storage;
 
+/// Whether `ANALYZE_HASH_SEED` was set but not read as a key.
+static int seed_malformed;
+
+int analyze_hash_key_seed_malformed(void) { return seed_malformed; }
+
 int analyze_hash_key_parse(const char *text, uint64_t *value) {
     int negative = 0;
     if (*text == '+' || *text == '-') negative = *text++ == '-';
@@ -28,6 +33,7 @@ int analyze_hash_key_parse(const char *text, uint64_t *value) {
 __attribute__((constructor)) static void analyze_hash_key_draw(void) {
     const char *seed = getenv("ANALYZE_HASH_SEED");
     if (seed && analyze_hash_key_parse(seed, &analyze_hash_key_storage)) return;
+    seed_malformed = seed != NULL;
     uint64_t key;
     if (getrandom(&key, sizeof key, 0) == (ssize_t)sizeof key) {
         analyze_hash_key_storage = key;

@@ -33,7 +33,7 @@ case .version:
     writeStandardOutput("analyze \(Analyzer.version) (inflater: \(Analyzer.inflaterDescription))\n")
 case .run(let options):
     // The hash key's override (docs/data-model.md) is checked, not ignored when malformed.
-    if let text = getenv("ANALYZE_HASH_SEED"), UInt64(String(cString: text)) == nil {
+    if Analyzer.hashSeedIsMalformed {
         fail(.usage("ANALYZE_HASH_SEED must be an unsigned 64-bit decimal integer"))
     }
     let started = MonotonicClock.now()

@@ -104,11 +104,11 @@ final class HashingAndInterningTests: XCTestCase {
         }
     }
 
-    /// `ANALYZE_HASH_SEED` is read twice: by the C constructor that sets the
-    /// key (CHashKey) and by `main`, which calls anything Swift's
-    /// `UInt64(String)` rejects a usage error. The two readings must agree, on
-    /// the edges (signs, zeros, 2^64 - 1 and 2^64) and on seeded random
-    /// strings over digits, signs and a few other bytes.
+    /// `ANALYZE_HASH_SEED` is read once, in C, by the constructor that sets
+    /// the key (CHashKey); `main` asks it whether the value was malformed. Its
+    /// reading must be Swift's `UInt64(String)`, as the docs promise, on the
+    /// edges (signs, zeros, 2^64 - 1 and 2^64) and on seeded random strings
+    /// over digits, signs and a few other bytes.
     func testTheKeysCReadingAgreesWithSwifts() {
         func cReading(_ text: String) -> UInt64? {
             var value: UInt64 = 0xdead

@@ -45,6 +45,10 @@ enum ByteHash {
     @inline(__always)
     static var key: UInt64 { analyze_hash_key() }
 
+    /// Whether `ANALYZE_HASH_SEED` is set but not an unsigned 64-bit decimal
+    /// integer (``key`` is then random), as the one reading of it found.
+    static var seedOverrideIsMalformed: Bool { analyze_hash_key_seed_malformed() != 0 }
+
     @inline(__always)
     static func mix(_ a: UInt64, _ b: UInt64) -> UInt64 {
         let product = a.multipliedFullWidth(by: b)

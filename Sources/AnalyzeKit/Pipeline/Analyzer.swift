@@ -21,6 +21,10 @@ public struct Analyzer: Sendable {
     /// The gzip inflater this build uses.
     public static var inflaterDescription: String { DefaultInflateBackend.name }
 
+    /// Whether `ANALYZE_HASH_SEED` (docs/data-model.md) is set but malformed:
+    /// the hashes then use a random key, which the caller should not let pass.
+    public static var hashSeedIsMalformed: Bool { ByteHash.seedOverrideIsMalformed }
+
     /// Live counters for a progress display (read from any thread).
     public final class Progress: Sendable {
         public let storedBytes = Atomic<Int>(0)

@@ -16,6 +16,10 @@ static inline uint64_t analyze_hash_key(void) {
     return analyze_hash_key_storage;
 }
 
+/// 1 when `ANALYZE_HASH_SEED` was set but is not such an integer (the key is
+/// then random; `analyze` calls it a usage error), else 0.
+int analyze_hash_key_seed_malformed(void);
+
 /// Reads `text` as Swift's `UInt64(String)` does: stores the value and
 /// returns 1, or returns 0 when `text` is not one (`value` untouched).
 int analyze_hash_key_parse(const char *text, uint64_t *value);
