@@ -7,6 +7,10 @@ import Musl
 #endif
 
 signal(SIGPIPE, SIG_IGN)
+// Past a file-size limit (`ulimit -f`, systemd's LimitFSIZE=) write(2) then fails
+// with EFBIG and the run exits 2 through the same cleanup as a full device,
+// instead of dying of SIGXFSZ with its temporary files left in --out.
+signal(SIGXFSZ, SIG_IGN)
 if let warning = InterruptCleanup.install() { StandardError.write("analyze: warning: \(warning)\n") }
 
 func fail(_ error: AnalyzeError) -> Never {

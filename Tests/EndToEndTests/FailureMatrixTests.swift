@@ -446,10 +446,13 @@ final class FailureMatrixTests: XCTestCase {
         let scratch = Scratch()
         let (out, before) = try establishedOutput(scratch)
         let input = inputWithLargeRejects(scratch)
-        // RLIMIT_FSIZE with SIGXFSZ ignored: write(2) fails with EFBIG past 20 KiB
-        // (ulimit -f counts 512-byte blocks), the way it fails with ENOSPC on a full
-        // device. Works without privileges.
-        let run = try Child.run("/bin/sh", ["-c", "trap '' XFSZ; ulimit -f 40; exec \"$0\" \"$@\"", analyze, "--out", out, input])
+        // RLIMIT_FSIZE: `analyze` ignores SIGXFSZ itself, so write(2) fails with
+        // EFBIG past 20 KiB (ulimit -f counts 512-byte blocks), the way it fails
+        // with ENOSPC on a full device. Works without privileges. The signal is
+        // reset to its default first (`trap - XFSZ`), as under cron or systemd.
+        // Regression: with the default action the run was killed (exit 153, no
+        // message) and left its temporary files in OUT.
+        let run = try Child.run("/bin/sh", ["-c", "trap - XFSZ; ulimit -f 40; exec \"$0\" \"$@\"", analyze, "--out", out, input])
         assertFailure(run, exit: 2, mentions: ["rejects.csv", "File too large"], out: out, before: before, "RLIMIT_FSIZE")
     }
 
@@ -461,7 +464,7 @@ final class FailureMatrixTests: XCTestCase {
         let scratch = Scratch()
         let input = inputWithLargeRejects(scratch)
         let out = scratch.path + "/new/deeper/out"
-        let run = try Child.run("/bin/sh", ["-c", "trap '' XFSZ; ulimit -f 40; exec \"$0\" \"$@\"", analyze, "--out", out, input])
+        let run = try Child.run("/bin/sh", ["-c", "trap - XFSZ; ulimit -f 40; exec \"$0\" \"$@\"", analyze, "--out", out, input])
         XCTAssertEqual(run.exitCode, 2, run.stderr)
         XCTAssertTrue(run.stderr.contains("File too large"), run.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.path + "/new"), "a directory made for --out was left")
