@@ -104,15 +104,33 @@ final class DeflateDecoderTests: XCTestCase {
         case failed(String)
     }
 
+    /// Why a member was rejected: the backend's words and, for damage its
+    /// decoder found in the data, the member's byte where it stopped
+    /// (``InflateFailure/stoppedAt`` from the start of the failing call's input).
+    struct Rejection: Error, Equatable {
+        var reason: String
+        var stoppedAt: Int?
+    }
+
     /// Decodes one member with `backend`, input in pieces of up to `inputPiece`
     /// bytes and output room of up to `outputPiece` (random sizes from `random`).
     private func decode(_ member: [UInt8], with backend: any InflateBackend, inputPiece: Int, outputPiece: Int,
                         random: inout SplitMix64) -> Outcome {
+        switch decodeOrReject(member, with: backend, inputPiece: inputPiece, outputPiece: outputPiece, random: &random) {
+        case .success(let output): .decoded(output)
+        case .failure(let rejection): .failed(rejection.reason)
+        }
+    }
+
+    /// ``decode(_:with:inputPiece:outputPiece:random:)``, with where a
+    /// rejection was found.
+    private func decodeOrReject(_ member: [UInt8], with backend: any InflateBackend, inputPiece: Int, outputPiece: Int,
+                                random: inout SplitMix64) -> Result<[UInt8], Rejection> {
         var output: [UInt8] = []
         var room = [UInt8](repeating: 0, count: outputPiece)
         var consumed = 0
         var idle = 0
-        return member.withUnsafeBytes { all -> Outcome in
+        return member.withUnsafeBytes { all -> Result<[UInt8], Rejection> in
             while true {
                 let inputCount = min(all.count - consumed, 1 + Int(random.next() % UInt64(inputPiece)))
                 let outputCount = 1 + Int(random.next() % UInt64(outputPiece))
@@ -123,15 +141,17 @@ final class DeflateDecoderTests: XCTestCase {
                         try backend.inflate(input, into: UnsafeMutableRawBufferPointer(rebasing: out[..<outputCount]))
                     }
                 } catch {
-                    return .failed((error as? InflateFailure)?.reason ?? "\(error)")
+                    let failure = error as? InflateFailure
+                    return .failure(Rejection(reason: failure?.reason ?? "\(error)",
+                                              stoppedAt: failure?.stoppedAt.map { consumed + $0 }))
                 }
                 consumed += step.consumed
                 output += room[..<step.produced]
-                if step.memberEnded { return .decoded(output) }
+                if step.memberEnded { return .success(output) }
                 if consumed == all.count && step.produced == 0 {
                     // As GzipInflater: no input left and nothing more comes out.
                     idle += 1
-                    if idle > 2 { return .failed("truncated") }
+                    if idle > 2 { return .failure(Rejection(reason: "truncated")) }
                 } else {
                     idle = 0
                 }
@@ -216,6 +236,58 @@ final class DeflateDecoderTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(rejected, 1_000, "most damage is caught")
+    }
+
+    /// Damage that a decoder finds in a member's data is placed where it
+    /// stopped (``InflateFailure/stoppedAt``): at or after the first damaged
+    /// byte (a decoder cannot fail on bytes it has not read; the bytes its bit
+    /// buffer read ahead are given back), and at the same byte whatever the
+    /// input's pieces, as long as they are not tiny — ``GzipInflater`` gives
+    /// each call the rest of a 256 KiB read. In tiny pieces zlib and the
+    /// built-in decoder move by at most the two bytes of one code; ISA-L's
+    /// place is then only approximate (its bit buffer and header copy do not
+    /// say exactly what it had decoded), so it is held to nothing there.
+    /// Regression: the message named where the read that found the damage
+    /// began, up to 256 KiB before it, and that moved with the read
+    /// boundaries (so with the thread count).
+    func testDamageInTheDataIsPlacedWhereTheDecoderStopped() {
+        var random = SplitMix64(0x5709_9ED0)
+        let backends: [(name: String, exactInTinyPieces: Bool, make: () -> any InflateBackend)] = [
+            ("zlib", true, { ZlibInflateBackend() }), ("built-in", true, { BuiltInInflateBackend() }),
+            ("default (\(DefaultInflateBackend.name))", !DefaultInflateBackend.name.hasPrefix("ISA-L"), { DefaultInflateBackend() }),
+        ]
+        var placed = 0
+        for round in 0..<400 {
+            let text = sample(&random, size: [3_000, 40_000, 150_000][round % 3])
+            var member = zlibMember(text, level: Int32(1 + random.next() % 9), windowBits: 15, memLevel: 8,
+                                    strategy: Int32(random.next() % 2), vary: false, random: &random)
+            // Damage in the data only: after the 10-byte header, before the trailer.
+            let damagedBytes = [1, 8, 300][round % 3]
+            let first = 10 + Int(random.next() % UInt64(member.count - 18 - damagedBytes))
+            for k in first..<(first + damagedBytes) { member[k] = UInt8(truncatingIfNeeded: random.next()) }
+            for (name, exactInTinyPieces, make) in backends {
+                let whole = decodeOrReject(member, with: make(), inputPiece: 1 << 20, outputPiece: 1 << 20, random: &random)
+                guard case .failure(let rejection) = whole, let stop = rejection.stoppedAt else { continue }
+                placed += 1
+                let context = "round \(round), \(name): \(rejection.reason), damage from byte \(first)"
+                XCTAssertGreaterThanOrEqual(stop, first, "\(context): placed before the damage")
+                // Damage can make a decoder read on into the trailer (a stored
+                // block's lengths, say), never past the member's end.
+                XCTAssertLessThanOrEqual(stop, member.count, "\(context): placed past the member's end")
+                let large = decodeOrReject(member, with: make(), inputPiece: 4_096, outputPiece: 65_536, random: &random)
+                XCTAssertEqual(large, whole, "\(context); input in pieces of up to 4 KiB")
+                guard exactInTinyPieces else { continue }
+                let tiny = decodeOrReject(member, with: make(), inputPiece: 1 + round % 97, outputPiece: 1 + round % 700,
+                                          random: &random)
+                guard case .failure(let inPieces) = tiny, let tinyStop = inPieces.stoppedAt else {
+                    XCTFail("\(context); in tiny pieces: \(tiny)")
+                    continue
+                }
+                XCTAssertEqual(inPieces.reason, rejection.reason, "\(context); in tiny pieces")
+                XCTAssertLessThanOrEqual(abs(tinyStop - stop), 2, "\(context); in tiny pieces: byte \(tinyStop)")
+            }
+        }
+        XCTAssertGreaterThan(placed, 100, "damage the decoders find")
     }
 
     // MARK: Hand-made streams

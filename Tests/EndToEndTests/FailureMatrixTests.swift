@@ -283,6 +283,46 @@ final class FailureMatrixTests: XCTestCase {
         return (gz, text)
     }
 
+    /// Damage inside a member's deflate data is named where the decoder
+    /// stopped: at or after the first damaged byte, the same with one worker
+    /// or two. Regression: it was named where the read that found it began,
+    /// up to 256 KiB before the damage, and that moved with the thread count.
+    func testDamageInsideALargeMemberIsNamedWhereTheDecoderStopped() throws {
+        let scratch = Scratch()
+        let generator = AnalyzeBinary.productsDirectory.appendingPathComponent("generate-events").path
+        let plain = scratch.path + "/large.ndjson"
+        let made = try Child.run(generator, ["--events", "12000", "--seed", "5", "--out", plain])
+        XCTAssertEqual(made.exitCode, 0, made.stderr)
+        let gz = try Child.shell("gzip -6 -n -c", stdin: try Data(contentsOf: URL(fileURLWithPath: plain)))
+        XCTAssertGreaterThan(gz.count, 600_000, "several 256 KiB reads")
+        let out = scratch.path + "/out"
+        var named = 0
+        // 2 KiB of scrambled bytes past the first read: about half such damage is
+        // found by the decoder, the rest by the member's CRC-32.
+        for (index, first) in stride(from: 270_000, to: gz.count - 4_096, by: 23_131).enumerated() {
+            var damaged = gz
+            for k in 0..<2_048 { damaged[first + k] = UInt8(truncatingIfNeeded: (k &+ 977 &* index) &* 2_654_435_761 >> 11) }
+            let path = scratch.write("damaged-\(index).ndjson.gz", damaged)
+            let one = try Child.run(analyze, ["--quiet", "--threads", "1", "--out", out, path])
+            XCTAssertEqual(one.exitCode, 2, one.stderr)
+            guard !one.stderr.contains(" check") else { continue }  // the CRC-32 or ISIZE found it
+            let context = "damage from byte \(first): \(one.stderr)"
+            guard let at = one.stderr.range(of: "at byte offset "),
+                  let offset = Int(one.stderr[at.upperBound...].prefix(while: { $0.isNumber }))
+            else {
+                XCTFail("no byte offset: \(context)")
+                continue
+            }
+            XCTAssertGreaterThanOrEqual(offset, first, context)
+            XCTAssertLessThanOrEqual(offset, gz.count, context)
+            let two = try Child.run(analyze, ["--quiet", "--threads", "2", "--out", out, path])
+            XCTAssertEqual(two.stderr, one.stderr, "two workers; \(context)")
+            named += 1
+        }
+        XCTAssertGreaterThanOrEqual(named, 3, "damage the decoder finds")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out), "a failed run created --out")
+    }
+
     func testGzipTruncatedAtEveryOffset() throws {
         let scratch = Scratch()
         let (out, before) = try establishedOutput(scratch)

@@ -105,6 +105,12 @@ final class DeflateDecoder {
         var reason: String
     }
 
+    /// After a call that threw: how far into that call's input the decoder
+    /// had read, the bit buffer's unused whole bytes given back. So the
+    /// damage is at or before this byte, and the same byte (give or take the
+    /// two bytes of one code) is named however the input was split into calls.
+    private(set) var failedAt = 0
+
     // MARK: - Codes
 
     private static let lengthBase: [Int] = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31,
@@ -161,6 +167,7 @@ final class DeflateDecoder {
         defer {
             bitBuffer = cursor.bits
             bitCount = cursor.count
+            failedAt = cursor.next - inputBase - cursor.count / 8
             let produced = out - outputBase
             memberOutput += produced
             keepWindow(UnsafeBufferPointer(start: outputBase, count: produced))

@@ -72,9 +72,13 @@ final class ISALInflateBackend: InflateBackend {
             state.pointee.avail_out = UInt32(output.count)
             let status = isal_inflate(state)
             let produced = output.count - Int(state.pointee.avail_out)
-            guard status >= ISAL_DECOMP_OK else { throw InflateFailure(reason: Self.describe(status)) }
-            check.add(UnsafeRawBufferPointer(rebasing: output[..<produced]))
             let consumed = input.count - Int(state.pointee.avail_in)
+            guard status >= ISAL_DECOMP_OK else {
+                // ISA-L leaves `next_in` past what its bit buffer holds.
+                let buffered = Int(state.pointee.read_in_length) / 8
+                throw InflateFailure(reason: Self.describe(status), stoppedAt: max(0, consumed - buffered))
+            }
+            check.add(UnsafeRawBufferPointer(rebasing: output[..<produced]))
             guard state.pointee.block_state == ISAL_BLOCK_FINISH else { return (consumed, produced, false) }
             // The trailer's first bytes are in the bit buffer, after the padding.
             let bits = Int(state.pointee.read_in_length)

@@ -34,9 +34,24 @@ struct InflateFailure: Error {
     /// For a trailer that does not match: where it ends, counted from the
     /// start of the input of the call that threw (the trailer may have begun
     /// in an earlier call). Lets the error name the trailer's offset, the
-    /// same whatever the read boundaries; nil for damage found by the decoder,
-    /// whose place only the call's start approximates.
+    /// same whatever the read boundaries; nil for damage found by the decoder.
     var trailerEnd: Int?
+    /// For damage found by the decoder: how far into the call's input it had
+    /// read when it gave up, counted from that input's start, the whole bytes
+    /// its bit buffer had read ahead given back. The damaged byte is at or
+    /// before it (a scrambled stretch can decode for a while before a code
+    /// fails to). In calls of large inputs the place does not depend on where
+    /// they were cut; where the failing code straddles two calls it moves by
+    /// up to two bytes (zlib, built-in) or more (ISA-L, whose header copy and
+    /// bit buffer do not say exactly what it had decoded). Nil for damage in
+    /// the header, which is named by the call's start.
+    var stoppedAt: Int?
+
+    init(reason: String, trailerEnd: Int? = nil, stoppedAt: Int? = nil) {
+        self.reason = reason
+        self.trailerEnd = trailerEnd
+        self.stoppedAt = stoppedAt
+    }
 }
 
 /// A member's running CRC-32 and length (mod 2³²), checked against its

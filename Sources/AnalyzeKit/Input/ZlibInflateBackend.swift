@@ -73,13 +73,14 @@ final class ZlibInflateBackend: InflateBackend {
             try check.verify(trailer: lastConsumed, endingAt: consumed)
             return (consumed, produced, true)
         default:
-            throw failure(status)
+            throw failure(status, stoppedAt: consumed)
         }
     }
 
-    /// zlib's own words for a failed `inflate` call.
-    private func failure(_ status: Int32) -> InflateFailure {
-        InflateFailure(reason: stream.pointee.msg.map { String(cString: $0) } ?? "inflate error \(status)")
+    /// zlib's own words for a failed `inflate` call; `stoppedAt`: the input it
+    /// had consumed then (zlib updates `next_in` on an error too).
+    private func failure(_ status: Int32, stoppedAt: Int? = nil) -> InflateFailure {
+        InflateFailure(reason: stream.pointee.msg.map { String(cString: $0) } ?? "inflate error \(status)", stoppedAt: stoppedAt)
     }
 
     /// Shifts the last (up to eight) of `bytes` into ``lastConsumed``.
