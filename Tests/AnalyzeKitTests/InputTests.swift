@@ -94,6 +94,61 @@ final class InputTests: XCTestCase {
         XCTAssertEqual(slash.rejects.first?.file, directory.path + "/C.ndjson")
     }
 
+    /// SPEC §1: a directory's files in byte-wise name order, not Unicode
+    /// order. A decomposed "é" (`65 CC 81`) sorts before "f"; a String sort
+    /// (canonical equivalence, as Swift compares) would put it after "f" and
+    /// call it equal to the precomposed "é" (`C3 A9`).
+    func testDirectoriesExpandInByteOrderForNamesBeyondASCII() throws {
+        let directory = TemporaryDirectory()
+        let names: [[UInt8]] = [
+            [0xF0, 0x9F, 0x98, 0x80],  // 😀
+            [0xEF, 0xBD, 0x9A],  // fullwidth z
+            [0xC3, 0xA9],  // é, precomposed
+            [0x66],  // f
+            [0x65, 0xCC, 0x81],  // e + combining acute
+        ]
+        for (index, name) in names.enumerated() {
+            // Created by their bytes: no layer in between may normalize them.
+            let path = Array(directory.path.utf8) + [0x2F] + name + Array(".ndjson".utf8)
+            let fd = (path.map { CChar(bitPattern: $0) } + [0]).withUnsafeBufferPointer { open($0.baseAddress!, O_CREAT | O_WRONLY, 0o644) }
+            XCTAssertGreaterThanOrEqual(fd, 0)
+            _ = Array("[\(index)]\n".utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+        }
+        let result = try run([directory.path])
+        XCTAssertEqual(result.quality.files, 5)
+        let prefix = Array(directory.path.utf8) + [0x2F]
+        XCTAssertEqual(result.rejects.map { Array($0.file.utf8) },
+                       names.sorted { $0.lexicographicallyPrecedes($1) }.map { prefix + $0 + Array(".ndjson".utf8) })
+        XCTAssertEqual(result.rejects.map(\.line), [1, 1, 1, 1, 1])
+    }
+
+    /// SPEC §1: a blank line holds only spaces, tabs and `\r`. Other
+    /// whitespace or control bytes make a line that is counted and rejected.
+    func testOnlySpaceTabAndCarriageReturnMakeABlankLine() throws {
+        let directory = TemporaryDirectory()
+        let content = Array((lines[0] + "\n \t\r\n\u{0C}\n\u{0B}\n\u{00}\n \u{0C} \n" + lines[1] + "\n").utf8)
+        let result = try run([directory.write("blank.ndjson", content)])
+        XCTAssertEqual(result.quality.lines, 6)
+        XCTAssertEqual(result.quality.events, 2)
+        XCTAssertEqual(result.rejects.map(\.line), [3, 4, 5, 6])
+        XCTAssertEqual(result.rejects.map(\.reason), [.invalidJSON, .invalidJSON, .invalidJSON, .invalidJSON])
+    }
+
+    /// SPEC §1: only the very start of a file's decoded text may hold a BOM
+    /// that is dropped; one at the start of a later gzip member is content
+    /// (the members form one text), so its line is `invalid_json`.
+    func testABOMAtALaterMembersStartIsContent() throws {
+        let directory = TemporaryDirectory()
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let first = Array((lines[0] + "\n").utf8), second = Array((lines[1] + "\n").utf8)
+        let result = try run([directory.write("members.ndjson.gz", gzip(bom + first) + gzip(bom + second))])
+        XCTAssertEqual(result.quality.lines, 2)
+        XCTAssertEqual(result.quality.events, 1)
+        XCTAssertEqual(result.rejects.map(\.line), [2])
+        XCTAssertEqual(result.rejects.map(\.reason), [.invalidJSON])
+    }
+
     func testBOMCRLFAndBlankLinesKeepPhysicalLineNumbers() throws {
         let directory = TemporaryDirectory()
         let content = [0xEF, 0xBB, 0xBF] + Array((lines[0] + "\r\n\r\n \t\n[]\r\n" + lines[1] + "\r\n{bad}").utf8)

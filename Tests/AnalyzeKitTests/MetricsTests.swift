@@ -474,6 +474,23 @@ final class MetricsTests: XCTestCase {
         XCTAssertEqual(result.installsText, "date,by_device_id,by_customer_user_id,by_profile_id\n2026-11-01,1,0,1\n")
     }
 
+    /// SPEC §2 and §4.4: `first_event` and `last_event` are over the kept
+    /// events; dropped copies at other instants (conflicting duplicates) do
+    /// not widen them.
+    func testFirstAndLastEventCountKeptEventsOnly() throws {
+        let lines = [
+            event("x", "sdk_activate", "2026-11-01T00:00:00Z"),
+            event("x", "sdk_activate", "2020-01-01T00:00:00Z"),
+            event("y", "logout", "2026-11-03T12:00:00Z"),
+            event("y", "logout", "2030-01-01T00:00:00Z"),
+        ]
+        let result = try analyze(lines: lines)
+        XCTAssertEqual(result.quality("events"), "2")
+        XCTAssertEqual(result.quality("conflicting_duplicates"), "2")
+        XCTAssertEqual(result.quality("first_event"), "2026-11-01T00:00:00.000Z")
+        XCTAssertEqual(result.quality("last_event"), "2026-11-03T12:00:00.000Z")
+    }
+
     /// SPEC §2 Duplicates: a dropped copy that differs from the kept one in
     /// one `action` field the metrics read is a conflict, each field alone;
     /// one that differs only in what they do not read (screen fields, the
