@@ -301,7 +301,7 @@ final class FailureMatrixTests: XCTestCase {
         // found by the decoder, the rest by the member's CRC-32.
         for (index, first) in stride(from: 270_000, to: gz.count - 4_096, by: 23_131).enumerated() {
             var damaged = gz
-            for k in 0..<2_048 { damaged[first + k] = UInt8(truncatingIfNeeded: (k &+ 977 &* index) &* 2_654_435_761 >> 11) }
+            for k in 0..<2_048 { damaged[first + k] = UInt8(truncatingIfNeeded: ((k &+ 977 &* index) &* 2_654_435_761) >> 11) }
             let path = scratch.write("damaged-\(index).ndjson.gz", damaged)
             let one = try Child.run(analyze, ["--quiet", "--threads", "1", "--out", out, path])
             XCTAssertEqual(one.exitCode, 2, one.stderr)
@@ -488,8 +488,9 @@ final class FailureMatrixTests: XCTestCase {
         let input = inputWithLargeRejects(scratch)
         // RLIMIT_FSIZE: `analyze` ignores SIGXFSZ itself, so write(2) fails with
         // EFBIG past 20 KiB (ulimit -f counts 512-byte blocks), the way it fails
-        // with ENOSPC on a full device. Works without privileges. The signal is
-        // reset to its default first (`trap - XFSZ`), as under cron or systemd.
+        // with ENOSPC on a full device. Works without privileges. The signal
+        // reaches `analyze` at its default action, as under cron or systemd
+        // (`Child` starts every child so; `trap - XFSZ` only says it here).
         // Regression: with the default action the run was killed (exit 153, no
         // message) and left its temporary files in OUT.
         let run = try Child.run("/bin/sh", ["-c", "trap - XFSZ; ulimit -f 40; exec \"$0\" \"$@\"", analyze, "--out", out, input])

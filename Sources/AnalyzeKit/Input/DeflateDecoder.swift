@@ -106,9 +106,11 @@ final class DeflateDecoder {
     }
 
     /// After a call that threw: how far into that call's input the decoder
-    /// had read, the bit buffer's unused whole bytes given back. So the
-    /// damage is at or before this byte, and the same byte (give or take the
-    /// two bytes of one code) is named however the input was split into calls.
+    /// had read, the bit buffer's unused whole bytes given back (negative when
+    /// the failing code began in an earlier call's input). So the damage is
+    /// at or before this byte. Both decoding loops stop at the same bit (before
+    /// an invalid code, after a distance too far back), so the same byte is
+    /// named however the input and the output room were cut into calls.
     private(set) var failedAt = 0
 
     // MARK: - Codes
@@ -373,6 +375,9 @@ final class DeflateDecoder {
                 count -= extra
                 let distanceEntry = HuffmanTable.lookup(distanceEntries, bits, primaryBits: Self.distanceBits)
                 guard HuffmanTable.kindBits(distanceEntry) == HuffmanTable.Kind.lengthOrDistance.rawValue else {
+                    // Stopped before the length code, as the careful loop stops
+                    // (``failedAt`` must not depend on which loop found it).
+                    count += codeLength + extra
                     throw Failure(reason: "invalid distance code")
                 }
                 let distanceCodeLength = HuffmanTable.length(distanceEntry)
@@ -419,6 +424,7 @@ final class DeflateDecoder {
                 state = .blockHeader
                 return true
             default:
+                count += codeLength  // stopped before the code, as the careful loop stops
                 throw Failure(reason: "invalid literal/length code")
             }
         }

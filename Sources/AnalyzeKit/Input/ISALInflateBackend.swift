@@ -74,9 +74,10 @@ final class ISALInflateBackend: InflateBackend {
             let produced = output.count - Int(state.pointee.avail_out)
             let consumed = input.count - Int(state.pointee.avail_in)
             guard status >= ISAL_DECOMP_OK else {
-                // ISA-L leaves `next_in` past what its bit buffer holds.
+                // ISA-L leaves `next_in` past what its bit buffer holds (which
+                // can include bytes of the previous call's input).
                 let buffered = Int(state.pointee.read_in_length) / 8
-                throw InflateFailure(reason: Self.describe(status), stoppedAt: max(0, consumed - buffered))
+                throw InflateFailure(reason: Self.describe(status), stoppedAt: consumed - buffered)
             }
             check.add(UnsafeRawBufferPointer(rebasing: output[..<produced]))
             guard state.pointee.block_state == ISAL_BLOCK_FINISH else { return (consumed, produced, false) }

@@ -38,13 +38,14 @@ struct InflateFailure: Error {
     var trailerEnd: Int?
     /// For damage found by the decoder: how far into the call's input it had
     /// read when it gave up, counted from that input's start, the whole bytes
-    /// its bit buffer had read ahead given back. The damaged byte is at or
-    /// before it (a scrambled stretch can decode for a while before a code
-    /// fails to). In calls of large inputs the place does not depend on where
-    /// they were cut; where the failing code straddles two calls it moves by
-    /// up to two bytes (zlib, built-in) or more (ISA-L, whose header copy and
-    /// bit buffer do not say exactly what it had decoded). Nil for damage in
-    /// the header, which is named by the call's start.
+    /// its bit buffer had read ahead given back (so negative when those came
+    /// from earlier calls). The damaged byte is at or before it (a scrambled
+    /// stretch can decode for a while before a code fails to). zlib's and the
+    /// built-in decoder's place does not depend on how the input and output
+    /// were cut into calls; ISA-L's does when the failing code lies within a
+    /// few bytes of a call's input end (its header copy and bit buffer do not
+    /// say exactly what it had decoded). Nil for damage in the header, which
+    /// is named by the call's start.
     var stoppedAt: Int?
 
     init(reason: String, trailerEnd: Int? = nil, stoppedAt: Int? = nil) {
