@@ -72,13 +72,10 @@ final class ISALInflateBackend: InflateBackend {
             state.pointee.avail_out = UInt32(output.count)
             let status = isal_inflate(state)
             let produced = output.count - Int(state.pointee.avail_out)
-            let consumed = input.count - Int(state.pointee.avail_in)
             guard status >= ISAL_DECOMP_OK else {
-                // ISA-L leaves `next_in` past what its bit buffer holds (which
-                // can include bytes of the previous call's input).
-                let buffered = Int(state.pointee.read_in_length) / 8
-                throw InflateFailure(reason: Self.describe(status), stoppedAt: consumed - buffered)
+                throw InflateFailure(reason: Self.describe(status), stoppedAt: stoppedAt(in: input))
             }
+            let consumed = input.count - Int(state.pointee.avail_in)
             check.add(UnsafeRawBufferPointer(rebasing: output[..<produced]))
             guard state.pointee.block_state == ISAL_BLOCK_FINISH else { return (consumed, produced, false) }
             // The trailer's first bytes are in the bit buffer, after the padding.
@@ -93,6 +90,20 @@ final class ISALInflateBackend: InflateBackend {
             let (taken, ended) = try check.readTrailer(input)
             return (taken, 0, ended)
         }
+    }
+
+    /// After a failed `isal_inflate` over `input`: where it stopped, counted
+    /// from `input`'s start (see ``InflateFailure/stoppedAt``), or nil when
+    /// its state does not say. ISA-L leaves `next_in` past what its bit
+    /// buffer holds, which can include bytes of the previous call's input;
+    /// and near the input's end an error can leave `avail_in` wrapped below
+    /// zero (found by the gzip fuzzer: 0xFFFFFFFF after a 16-byte input),
+    /// so it is read as signed and the place is kept only within bounds.
+    private func stoppedAt(in input: UnsafeRawBufferPointer) -> Int? {
+        let consumed = input.count - Int(Int32(bitPattern: state.pointee.avail_in))
+        let buffered = Int(state.pointee.read_in_length) / 8
+        let place = consumed - buffered
+        return (-8...input.count).contains(place) ? place : nil
     }
 
     func reset() {

@@ -43,9 +43,9 @@ struct InflateFailure: Error {
     /// stretch can decode for a while before a code fails to). zlib's and the
     /// built-in decoder's place does not depend on how the input and output
     /// were cut into calls; ISA-L's does when the failing code lies within a
-    /// few bytes of a call's input end (its header copy and bit buffer do not
-    /// say exactly what it had decoded). Nil for damage in the header, which
-    /// is named by the call's start.
+    /// few bytes of a call's input end (its state after an error does not say
+    /// exactly what it had decoded). Nil for damage in the header, which is
+    /// named by the call's start, and where ISA-L's state is out of bounds.
     var stoppedAt: Int?
 
     init(reason: String, trailerEnd: Int? = nil, stoppedAt: Int? = nil) {
