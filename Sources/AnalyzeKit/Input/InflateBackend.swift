@@ -39,13 +39,14 @@ struct InflateFailure: Error {
     /// For damage found by the decoder: how far into the call's input it had
     /// read when it gave up, counted from that input's start, the whole bytes
     /// its bit buffer had read ahead given back (so negative when those came
-    /// from earlier calls). The damaged byte is at or before it (a scrambled
-    /// stretch can decode for a while before a code fails to). zlib's and the
-    /// built-in decoder's place does not depend on how the input and output
-    /// were cut into calls; ISA-L's does when the failing code lies within a
-    /// few bytes of a call's input end (its state after an error does not say
-    /// exactly what it had decoded). Nil for damage in the header, which is
-    /// named by the call's start, and where ISA-L's state is out of bounds.
+    /// from earlier calls). For zlib and the built-in decoder the damaged byte
+    /// is at or before it (a scrambled stretch can decode for a while before a
+    /// code fails to), and the place does not depend on how the input and
+    /// output were cut into calls. ISA-L's is the same except when the failing
+    /// code lies within a few bytes of a call's input end, where its state
+    /// after an error does not say exactly what it had decoded: then it is
+    /// approximate. Nil for damage in the header, which is named by the call's
+    /// start, and where ISA-L's state is out of bounds.
     var stoppedAt: Int?
 
     init(reason: String, trailerEnd: Int? = nil, stoppedAt: Int? = nil) {
