@@ -35,7 +35,7 @@ final class BuiltInInflateBackend: InflateBackend {
             do {
                 step = try decoder.decode(input, into: output)
             } catch {
-                throw InflateFailure(reason: error.reason, stoppedAt: decoder.failedAt)
+                throw InflateFailure(reason: error.reason, place: decoder.failedAt)
             }
             check.add(UnsafeRawBufferPointer(rebasing: output[..<step.produced]))
             guard decoder.isDone else { return (step.consumed, step.produced, false) }

@@ -159,9 +159,8 @@ final class GzipInflater {
                     step = try backend.inflate(pending, into: UnsafeMutableRawBufferPointer(rebasing: destination[produced...]))
                 } catch {
                     // A trailer that does not match is named by its first
-                    // byte; damage in the data by where the decoder stopped.
-                    let offset = error.trailerEnd.map { $0 - 8 } ?? error.stoppedAt
-                    throw damage(error.reason, at: offset.map { consumedOffset + $0 })
+                    // byte, damage in the data by where the decoder stopped.
+                    throw damage(error.reason, at: error.place.map { consumedOffset + $0 })
                 }
                 consumed += step.consumed
                 produced += step.produced

@@ -73,7 +73,7 @@ final class ISALInflateBackend: InflateBackend {
             let status = isal_inflate(state)
             let produced = output.count - Int(state.pointee.avail_out)
             guard status >= ISAL_DECOMP_OK else {
-                throw InflateFailure(reason: Self.describe(status), stoppedAt: stoppedAt(in: input))
+                throw InflateFailure(reason: Self.describe(status), place: stoppedAt(in: input))
             }
             let consumed = input.count - Int(state.pointee.avail_in)
             check.add(UnsafeRawBufferPointer(rebasing: output[..<produced]))
@@ -93,7 +93,7 @@ final class ISALInflateBackend: InflateBackend {
     }
 
     /// After a failed `isal_inflate` over `input`: where it stopped, counted
-    /// from `input`'s start (see ``InflateFailure/stoppedAt``), or nil when
+    /// from `input`'s start (see ``InflateFailure/place``), or nil when
     /// its state does not say. ISA-L leaves `next_in` past what its bit
     /// buffer holds, which can include bytes of the previous call's input;
     /// and near the input's end an error can leave `avail_in` wrapped below

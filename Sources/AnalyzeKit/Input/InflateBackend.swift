@@ -31,28 +31,25 @@ protocol InflateBackend: AnyObject {
 /// Why a backend rejected its input (zlib's or ISA-L's own words).
 struct InflateFailure: Error {
     var reason: String
-    /// For a trailer that does not match: where it ends, counted from the
-    /// start of the input of the call that threw (the trailer may have begun
-    /// in an earlier call). Lets the error name the trailer's offset, the
-    /// same whatever the read boundaries; nil for damage found by the decoder.
-    var trailerEnd: Int?
-    /// For damage found by the decoder: how far into the call's input it had
-    /// read when it gave up, counted from that input's start, the whole bytes
-    /// its bit buffer had read ahead given back (so negative when those came
-    /// from earlier calls). For zlib and the built-in decoder the damaged byte
-    /// is at or before it (a scrambled stretch can decode for a while before a
-    /// code fails to), and the place does not depend on how the input and
-    /// output were cut into calls. ISA-L's is the same except when the failing
-    /// code lies within a few bytes of a call's input end, where its state
-    /// after an error does not say exactly what it had decoded: then it is
-    /// approximate. Nil for damage in the header, which is named by the call's
-    /// start, and where ISA-L's state is out of bounds.
-    var stoppedAt: Int?
+    /// The byte the error names, counted from the start of the input of the
+    /// call that threw (negative when it lies in an earlier call's input), so
+    /// that the message names the same byte whatever the read boundaries:
+    /// * a trailer that does not match: its first byte;
+    /// * damage the decoder found: where it stopped, the whole bytes its bit
+    ///   buffer had read ahead given back. For zlib and the built-in decoder
+    ///   the damaged byte is at or before it (a scrambled stretch can decode
+    ///   for a while before a code fails to), and the place does not depend
+    ///   on how the input and output were cut into calls. ISA-L's is the same
+    ///   except when the failing code lies within a few bytes of a call's
+    ///   input end, where its state after an error does not say exactly what
+    ///   it had decoded: then it is approximate.
+    /// Nil for damage in the header, which is named by the call's start, and
+    /// where ISA-L's state is out of bounds.
+    var place: Int?
 
-    init(reason: String, trailerEnd: Int? = nil, stoppedAt: Int? = nil) {
+    init(reason: String, place: Int? = nil) {
         self.reason = reason
-        self.trailerEnd = trailerEnd
-        self.stoppedAt = stoppedAt
+        self.place = place
     }
 }
 
@@ -88,7 +85,7 @@ struct MemberCheck {
         do {
             try Self.compare(trailer: trailer, crc: crc, length: UInt32(truncatingIfNeeded: length))
         } catch {
-            throw InflateFailure(reason: error.reason, trailerEnd: end)
+            throw InflateFailure(reason: error.reason, place: end - 8)
         }
     }
 
@@ -120,7 +117,7 @@ struct MemberCheck {
 
     /// Takes the rest of the trailer from `input`, from index `start` on, and
     /// checks it once whole; returns the bytes taken and whether the member
-    /// ended. A failed check's ``InflateFailure/trailerEnd`` counts from
+    /// ended. A failed check's ``InflateFailure/place`` counts from
     /// `input`'s start.
     mutating func readTrailer(_ input: UnsafeRawBufferPointer, from start: Int = 0) throws(InflateFailure) -> (taken: Int, ended: Bool) {
         var taken = 0

@@ -80,7 +80,7 @@ final class ZlibInflateBackend: InflateBackend {
     /// zlib's own words for a failed `inflate` call; `stoppedAt`: the input it
     /// had consumed then (zlib updates `next_in` on an error too).
     private func failure(_ status: Int32, stoppedAt: Int? = nil) -> InflateFailure {
-        InflateFailure(reason: stream.pointee.msg.map { String(cString: $0) } ?? "inflate error \(status)", stoppedAt: stoppedAt)
+        InflateFailure(reason: stream.pointee.msg.map { String(cString: $0) } ?? "inflate error \(status)", place: stoppedAt)
     }
 
     /// Shifts the last (up to eight) of `bytes` into ``lastConsumed``.
