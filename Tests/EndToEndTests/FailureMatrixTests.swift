@@ -888,6 +888,48 @@ final class FailureMatrixTests: XCTestCase {
         }
     }
 
+    /// Two runs into one `--out` at once could interleave their renames and
+    /// leave a mix of both runs' files (8 pairs in 300, started together on a
+    /// small input). A run renames only while it holds an exclusive `flock`
+    /// on the directory. Checked here by holding a shared one, as a reader of
+    /// the outputs may: the run writes its temporary files and waits; a
+    /// signal then removes them; released, the lock lets the run finish.
+    func testRenamesWaitForALockOnTheOutputDirectory() throws {
+        let scratch = Scratch()
+        let (out, before) = try establishedOutput(scratch)
+        let reference = scratch.path + "/reference"
+        XCTAssertEqual(try Child.run(analyze, ["--quiet", "--out", reference, sampleExport]).exitCode, 0)
+        let lock = open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC)  // not inherited: the runs must not hold it too
+        XCTAssertGreaterThanOrEqual(lock, 0)
+        XCTAssertEqual(flock(lock, LOCK_SH), 0)
+        func temporaries() -> [String] { Scratch.snapshot(out).keys.filter { $0.contains(".tmp-") } }
+        /// Starts a run and returns once its five temporary files exist and it
+        /// has had time to rename them, were it not waiting.
+        func startWaitingRun() throws -> Child {
+            let child = try Child(analyze, ["--quiet", "--out", out, sampleExport])
+            let deadline = Child.monotonicSeconds() + 60
+            while temporaries().count < 5 && Child.monotonicSeconds() < deadline { usleep(1_000) }
+            XCTAssertEqual(temporaries().count, 5, "the run did not write its temporary files")
+            usleep(300_000)
+            XCTAssertEqual(temporaries().count, 5, "the run renamed or removed its files under the lock")
+            XCTAssertEqual(Scratch.snapshot(out).filter { !$0.key.contains(".tmp-") }, before,
+                           "the earlier outputs changed while the lock was held")
+            return child
+        }
+
+        let signalled = try startWaitingRun()
+        signalled.send(SIGTERM)
+        let interrupted = signalled.wait(timeout: 60)
+        XCTAssertEqual(interrupted.exitCode, 143, interrupted.stderr)
+        assertOutput(out, equals: before, "a run signalled while it waits for the lock")
+
+        let waiting = try startWaitingRun()
+        close(lock)
+        let run = waiting.wait(timeout: 60)
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        XCTAssertEqual(Scratch.snapshot(out), Scratch.snapshot(reference))
+    }
+
     // MARK: Usage errors (SPEC §5)
 
     func testEveryUsageErrorExitsOneAndTouchesNothing() throws {

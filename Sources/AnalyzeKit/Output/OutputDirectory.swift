@@ -113,6 +113,14 @@ struct OutputDirectory {
             removeTemporaries()
             throw error
         }
+        // Another run renaming into this directory at the same moment would
+        // interleave its renames with these and leave a mix of the two runs'
+        // files (8 pairs in 300 did, started together on a small input). An
+        // exclusive lock on the directory puts one set after the other; a
+        // reader may hold a shared one to read a set whole. Taken only now,
+        // so concurrent runs do all their other work side by side.
+        let lock = Self.lockExclusively(path)
+        defer { if lock >= 0 { close(lock) } }
         // All renames or none: an interrupt waits until they are done.
         try InterruptCleanup.withInterruptsHeld { () throws(AnalyzeError) in
             for file in written where rename(file.temporary, file.final) != 0 {
@@ -122,7 +130,25 @@ struct OutputDirectory {
             }
             for file in written { InterruptCleanup.unregister(file.slot) }
             InterruptCleanup.markOutputsWritten()
+            // The renames to disk too, so that a run that exited 0 survives a
+            // power cut. Its failure is not the run's: the new files are in place.
+            if lock >= 0 { _ = fsync(lock) }
         }
+    }
+
+    /// Opens directory `path` and waits for an exclusive `flock` on it;
+    /// returns the descriptor, whose closing releases the lock, or -1 when the
+    /// directory cannot be opened (no read permission) or locked (a file
+    /// system without locks). Both are best effort: the run renames unlocked.
+    private static func lockExclusively(_ path: String) -> Int32 {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return -1 }
+        while flock(fd, LOCK_EX) != 0 {
+            if errno == EINTR { continue }
+            close(fd)
+            return -1
+        }
+        return fd
     }
 
     private static func create(_ path: String) throws(AnalyzeError) -> Int32 {
