@@ -574,13 +574,15 @@ final class FailureMatrixTests: XCTestCase {
         XCTAssertGreaterThan(interrupted, 100)
     }
 
-    /// Whatever stands under a temporary output's name (left by an earlier
-    /// process with the same PID, or put there) is removed and the file
-    /// created anew, never opened. Regressions: a FIFO there blocked the
-    /// `open` while an interrupt waited for it, so neither Ctrl-C nor SIGTERM
-    /// ended the run; a symbolic link there was followed and its target
-    /// truncated.
-    func testWhatStandsUnderATemporaryNameIsReplacedNotOpened() throws {
+    /// Temporary outputs are named `.NAME.tmp-PID-TAG`, TAG random per run,
+    /// and created, never opened: whatever stands under a name like theirs
+    /// is left alone. Regressions: a FIFO under the name (then
+    /// `.NAME.tmp-PID`) blocked the `open` while an interrupt waited for it,
+    /// so neither Ctrl-C nor SIGTERM ended the run; a symbolic link there was
+    /// followed and its target truncated; and, with the name then unlinked
+    /// first to make way, another run with the same PID lost its files
+    /// (below, `testRunsWithOnePIDInTwoContainersKeepTheirOwnFiles`).
+    func testWhatStandsUnderATemporaryNameIsLeftAlone() throws {
         let scratch = Scratch()
         let out = scratch.path + "/out"
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
@@ -593,11 +595,62 @@ final class FailureMatrixTests: XCTestCase {
         let child = try Child("/bin/sh", ["-c", script, analyze, out, victim, example("basic/events.ndjson")])
         let run = child.wait(timeout: 60)
         XCTAssertEqual(run.exitCode, 0, run.stderr)
-        XCTAssertEqual(Set(Scratch.snapshot(out).keys), Self.csvNames)
+        let pid = child.pid
+        let planted: Set = [".installs.csv.tmp-\(pid)", ".quality.csv.tmp-\(pid)", ".rejects.csv.tmp-\(pid)"]
+        // Names only: reading the FIFO would block.
+        XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: out)), Self.csvNames.union(planted))
+        var info = stat()
+        XCTAssertEqual(lstat(out + "/.installs.csv.tmp-\(pid)", &info), 0)
+        XCTAssertEqual(info.st_mode & S_IFMT, S_IFIFO)
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: out + "/.quality.csv.tmp-\(pid)"), victim)
+        XCTAssertEqual(try String(contentsOfFile: out + "/.rejects.csv.tmp-\(pid)", encoding: .utf8), "stale")
         XCTAssertEqual(try String(contentsOfFile: victim, encoding: .utf8), "kept\n")
         let reference = scratch.path + "/reference"
         XCTAssertEqual(try Child.run(analyze, ["--quiet", "--out", reference, example("basic/events.ndjson")]).exitCode, 0)
-        XCTAssertEqual(Scratch.snapshot(out), Scratch.snapshot(reference))
+        for name in Self.csvNames {
+            XCTAssertEqual(FileManager.default.contents(atPath: out + "/" + name),
+                           FileManager.default.contents(atPath: reference + "/" + name), name)
+        }
+    }
+
+    /// Two runs into one `--out` from two containers, each `analyze` being
+    /// PID 1 of its own PID namespace (as `docker run` starts it), both
+    /// writing at once. Named by PID alone, each run's temporary files were
+    /// the other's: 64 pairs in 100 ended with a file missing, a mix of the
+    /// two, or a run failing. Made deterministic with a shared lock on the
+    /// directory: both runs write their temporary files and wait to rename.
+    func testRunsWithOnePIDInTwoContainersKeepTheirOwnFiles() throws {
+        guard (try? Child.run("/usr/bin/unshare", ["--pid", "--fork", "/bin/true"]).exitCode) == 0 else {
+            throw XCTSkip("no PID namespaces here (unshare --pid needs CAP_SYS_ADMIN)")
+        }
+        let scratch = Scratch()
+        let inputs = [sampleExport, example("basic/events.ndjson")]
+        var expected: [[String: Data]] = []
+        for (index, input) in inputs.enumerated() {
+            let reference = scratch.path + "/reference\(index)"
+            XCTAssertEqual(try Child.run(analyze, ["--quiet", "--out", reference, input]).exitCode, 0)
+            expected.append(Scratch.snapshot(reference))
+        }
+        let out = scratch.path + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
+        let lock = open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        XCTAssertEqual(flock(lock, LOCK_SH), 0)
+        func temporaries() -> [String] { Scratch.snapshot(out).keys.filter { $0.contains(".tmp-1-") } }
+        var children: [Child] = []
+        for input in inputs {
+            children.append(try Child("/usr/bin/unshare", ["--pid", "--fork", analyze, "--quiet", "--out", out, input]))
+            let deadline = Child.monotonicSeconds() + 60
+            while temporaries().count < 5 * children.count && Child.monotonicSeconds() < deadline { usleep(1_000) }
+        }
+        usleep(200_000)
+        XCTAssertEqual(temporaries().count, 10, "\(temporaries().sorted())")
+        close(lock)
+        for child in children {
+            let run = child.wait(timeout: 60)
+            XCTAssertEqual(run.exitCode, 0, run.stderr)
+        }
+        let after = Scratch.snapshot(out)
+        XCTAssertTrue(after == expected[0] || after == expected[1], "not one run's five files: \(after.keys.sorted())")
     }
 
     /// An `--out` with more new levels than the interrupt cleanup remembers:

