@@ -4,6 +4,8 @@
 #include <stdint.h>
 #include <string.h>
 #if defined(__linux__)
+#include <errno.h>
+#include <fcntl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
@@ -45,6 +47,22 @@ static inline int analyze_affinity_cpu_count(void) {
     return count;
 #else
     return 0;
+#endif
+}
+
+/// Swaps the files named `a` and `b` in one step (`renameat2` with
+/// `RENAME_EXCHANGE`; both must exist). The raw system call: glibc declares
+/// `renameat2` only behind `_GNU_SOURCE`, and only from 2.28. Returns 0, or -1
+/// with `errno` set (`EINVAL` where the file system cannot exchange, `ENOSYS`
+/// on a kernel older than 3.15, `ENOENT` where either name is missing).
+static inline int analyze_rename_exchange(const char *a, const char *b) {
+#if defined(__linux__) && defined(SYS_renameat2)
+    return (int)syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, 2 /* RENAME_EXCHANGE */);
+#else
+    (void)a;
+    (void)b;
+    errno = ENOSYS;
+    return -1;
 #endif
 }
 

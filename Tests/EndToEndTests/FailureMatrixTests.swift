@@ -983,6 +983,42 @@ final class FailureMatrixTests: XCTestCase {
         XCTAssertEqual(Scratch.snapshot(out), Scratch.snapshot(reference))
     }
 
+    /// A rename that fails after others have succeeded is undone with them:
+    /// here a file bind-mounted over an output's name (`EBUSY`), as a
+    /// container may have one. Found by a review: the outputs renamed before
+    /// it were new, the others old, and the run exited 2. Each name in turn.
+    func testARenameThatFailsLeavesEveryOutputAsItWas() throws {
+        let scratch = Scratch()
+        let (out, _) = try establishedOutput(scratch)
+        let host = scratch.write("host.csv", Data("host\n".utf8))
+        for name in Self.csvNames.sorted() {
+            let target = out + "/" + name
+            guard try Child.run("/bin/mount", ["--bind", host, target]).exitCode == 0 else {
+                throw XCTSkip("bind mounts need CAP_SYS_ADMIN")
+            }
+            defer { _ = try? Child.run("/bin/umount", [target]) }
+            let before = Scratch.snapshot(out)
+            let run = try Child.run(analyze, ["--quiet", "--out", out, sampleExport])
+            assertFailure(run, exit: 2, mentions: [target, "busy"], out: out, before: before, name)
+        }
+    }
+
+    /// `flock DIR analyze --out DIR`, the cron idiom against overlapping
+    /// runs, with the run's own lock on the same directory. A review found it
+    /// hung for ever: the renames waited for the lock their caller held.
+    func testARunUnderFlockOnItsOwnOutputDirectoryFinishes() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/flock") else {
+            throw XCTSkip("no flock(1) here")
+        }
+        let scratch = Scratch()
+        let (out, _) = try establishedOutput(scratch)
+        let reference = scratch.path + "/reference"
+        XCTAssertEqual(try Child.run(analyze, ["--quiet", "--out", reference, sampleExport]).exitCode, 0)
+        let run = try Child("/usr/bin/flock", [out, analyze, "--quiet", "--out", out, sampleExport]).wait(timeout: 120)
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        XCTAssertEqual(Scratch.snapshot(out), Scratch.snapshot(reference))
+    }
+
     // MARK: Usage errors (SPEC §5)
 
     func testEveryUsageErrorExitsOneAndTouchesNothing() throws {

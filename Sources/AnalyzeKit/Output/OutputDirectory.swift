@@ -12,6 +12,9 @@ import Musl
 /// whatever an earlier run wrote exactly as it was.
 struct OutputDirectory {
     let path: String
+    /// How long the renames wait for a lock on the directory that another
+    /// process holds before they go ahead without it (``putInPlace(_:)``).
+    var lockPatience: Double = 10
 
     /// Where output `name` is written before its rename:
     /// `path/.NAME.tmp-PID-TAG`, with a TAG of 16 random hex digits per run.
@@ -84,10 +87,9 @@ struct OutputDirectory {
 
     /// ``write(_:)`` once the directory exists.
     private func writeFiles(_ files: [CSVFile]) throws(AnalyzeError) {
-        // A directory where an output goes would fail its rename after the
-        // earlier files' had replaced theirs: a mix. Refused before any write.
-        // (Renames within one directory fail otherwise only on a file made
-        // immutable, or a file system gone read-only since the temporaries.)
+        // A directory where an output goes would fail its rename: refused
+        // before any write. (A rename that fails for another reason is undone
+        // with those before it: ``putInPlace(_:)``.)
         for file in files {
             var info = stat()
             let final = path + "/" + file.name
@@ -95,7 +97,7 @@ struct OutputDirectory {
                 throw .input("cannot write '\(final)': it is a directory")
             }
         }
-        var written: [(temporary: String, final: String, slot: Int?)] = []
+        var written: [PendingOutput] = []
         func removeTemporaries() {
             for file in written {
                 unlink(file.temporary)
@@ -116,7 +118,7 @@ struct OutputDirectory {
                 // would stay.
                 let fd = try InterruptCleanup.withInterruptsHeld { () throws(AnalyzeError) in
                     let fd = try Self.create(temporary)
-                    written.append((temporary, final, InterruptCleanup.register(temporary)))
+                    written.append(PendingOutput(temporary: temporary, final: final, slot: InterruptCleanup.register(temporary)))
                     return fd
                 }
                 try Self.write(file, to: fd, at: temporary)
@@ -125,42 +127,7 @@ struct OutputDirectory {
             removeTemporaries()
             throw error
         }
-        // Another run renaming into this directory at the same moment would
-        // interleave its renames with these and leave a mix of the two runs'
-        // files (8 pairs in 300 did, started together on a small input). An
-        // exclusive lock on the directory puts one set after the other; a
-        // reader may hold a shared one to read a set whole. Taken only now,
-        // so concurrent runs do all their other work side by side.
-        let lock = Self.lockExclusively(path)
-        defer { if lock >= 0 { close(lock) } }
-        // All renames or none: an interrupt waits until they are done.
-        try InterruptCleanup.withInterruptsHeld { () throws(AnalyzeError) in
-            for file in written where rename(file.temporary, file.final) != 0 {
-                let reason = String(cString: strerror(errno))
-                removeTemporaries()
-                throw .input("cannot write '\(file.final)': \(reason)")
-            }
-            for file in written { InterruptCleanup.unregister(file.slot) }
-            InterruptCleanup.markOutputsWritten()
-            // The renames to disk too, so that a run that exited 0 survives a
-            // power cut. Its failure is not the run's: the new files are in place.
-            if lock >= 0 { _ = fsync(lock) }
-        }
-    }
-
-    /// Opens directory `path` and waits for an exclusive `flock` on it;
-    /// returns the descriptor, whose closing releases the lock, or -1 when the
-    /// directory cannot be opened (no read permission) or locked (a file
-    /// system without locks). Both are best effort: the run renames unlocked.
-    private static func lockExclusively(_ path: String) -> Int32 {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return -1 }
-        while flock(fd, LOCK_EX) != 0 {
-            if errno == EINTR { continue }
-            close(fd)
-            return -1
-        }
-        return fd
+        try putInPlace(written)
     }
 
     private static func create(_ path: String) throws(AnalyzeError) -> Int32 {

@@ -1,0 +1,108 @@
+import Dispatch
+import Foundation
+import XCTest
+
+@testable import AnalyzeKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The renames that put a run's outputs in place (`OutputDirectory+Renames`):
+/// undone together when one fails, and the directory lock that keeps two runs'
+/// renames apart without ever waiting for the run's own caller.
+final class OutputDirectoryTests: XCTestCase {
+    private func text(_ path: String) -> String? {
+        FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Outputs `a` (an earlier one replaced), `b` (new) and `c`, whose
+    /// temporary file is missing, so that its rename fails after the other two
+    /// were done: both are undone, `a` is the earlier output again, `b` is
+    /// absent again, and no temporary name is left.
+    func testARenameThatFailsUndoesTheOnesBeforeIt() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path
+        directory.write("a.csv", Array("old a\n".utf8))
+        directory.write("c.csv", Array("old c\n".utf8))
+        directory.write(".a.tmp", Array("new a\n".utf8))
+        directory.write(".b.tmp", Array("new b\n".utf8))
+        let pending = ["a", "b", "c"].map {
+            PendingOutput(temporary: path + "/.\($0).tmp", final: path + "/\($0).csv", slot: nil)
+        }
+        XCTAssertThrowsError(try OutputDirectory(path: path).putInPlace(pending)) { error in
+            XCTAssertEqual((error as? AnalyzeError)?.exitCode, 2)
+            XCTAssertTrue((error as? AnalyzeError)?.message.contains("c.csv") == true, "\(error)")
+        }
+        XCTAssertEqual(text(path + "/a.csv"), "old a\n")
+        XCTAssertNil(text(path + "/b.csv"))
+        XCTAssertEqual(text(path + "/c.csv"), "old c\n")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: path).sorted(), ["a.csv", "c.csv"])
+    }
+
+    /// All renames succeeding: the new files in place, and the earlier outputs
+    /// (exchanged to the temporary names) removed.
+    func testRenamesReplaceTheEarlierOutputsAndLeaveNoOtherName() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path
+        directory.write("a.csv", Array("old a\n".utf8))
+        directory.write(".a.tmp", Array("new a\n".utf8))
+        directory.write(".b.tmp", Array("new b\n".utf8))
+        let pending = ["a", "b"].map {
+            PendingOutput(temporary: path + "/.\($0).tmp", final: path + "/\($0).csv", slot: nil)
+        }
+        try OutputDirectory(path: path).putInPlace(pending)
+        XCTAssertEqual(text(path + "/a.csv"), "new a\n")
+        XCTAssertEqual(text(path + "/b.csv"), "new b\n")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: path).sorted(), ["a.csv", "b.csv"])
+    }
+
+    /// Another process's lock (here another open description of the
+    /// directory, as another process would hold): the renames wait for it,
+    /// for ``OutputDirectory/lockPatience`` at most, then go ahead unlocked.
+    func testTheLockIsTakenWhenFreeAndGivenUpWhenHeldTooLong() throws {
+        let directory = TemporaryDirectory()
+        var output = OutputDirectory(path: directory.path)
+        output.lockPatience = 0.05
+        let free = output.lockForRenames()
+        XCTAssertGreaterThanOrEqual(free, 0, "a free directory is locked")
+        close(free)
+
+        let other = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { close(other) }
+        XCTAssertEqual(flock(other, LOCK_SH), 0)
+        XCTAssertEqual(output.lockForRenames(), -1, "a lock held past the patience is given up")
+        XCTAssertEqual(flock(other, LOCK_UN), 0)
+        let freed = output.lockForRenames()
+        XCTAssertGreaterThanOrEqual(freed, 0)
+        close(freed)
+    }
+
+    /// `flock DIR analyze --out DIR`: the caller holds the lock through a
+    /// descriptor it handed on across `exec`. The renames must not wait for
+    /// it (they would wait for their own caller until the patience ran out;
+    /// without the patience, for ever: a review found the run hung).
+    func testALockHeldThroughAnInheritedDescriptorIsNotWaitedFor() throws {
+        let directory = TemporaryDirectory()
+        let ownDescriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { close(ownDescriptor) }
+        XCTAssertFalse(OutputDirectory.inheritsDescriptor(sameAs: ownDescriptor))
+
+        // Open across exec, as flock(1) leaves it for the command it runs.
+        let inherited = open(directory.path, O_RDONLY | O_DIRECTORY)
+        defer { close(inherited) }
+        XCTAssertEqual(flock(inherited, LOCK_EX), 0)
+        XCTAssertTrue(OutputDirectory.inheritsDescriptor(sameAs: ownDescriptor))
+
+        let output = OutputDirectory(path: directory.path, lockPatience: 3_600)
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var result: Int32 = 0
+        Thread {
+            result = output.lockForRenames()
+            done.signal()
+        }.start()
+        // A hang detector, not a timing: waiting for the lock would take an hour.
+        XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "the renames waited for their own caller's lock")
+        XCTAssertEqual(result, -1)
+    }
+}
