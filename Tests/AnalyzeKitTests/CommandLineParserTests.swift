@@ -64,6 +64,24 @@ final class CommandLineParserTests: XCTestCase {
         XCTAssertEqual(huge.threads, Int.max)
     }
 
+    /// Input paths keep their bytes; an `--out` that is not UTF-8 is a usage
+    /// error (read as text it named another directory, and the outputs went
+    /// there with exit 0: found by a review). Only the value kept counts.
+    func testAnOutputDirectoryThatIsNotUTF8IsAUsageError() throws {
+        let cafe: [UInt8] = Array("caf".utf8) + [0xE9]
+        for arguments in [[Array("--out".utf8), cafe, Array("a".utf8)], [Array("--out=".utf8) + cafe, Array("a".utf8)]] {
+            XCTAssertThrowsError(try CommandLineParser.parse(rawArguments: arguments)) { error in
+                XCTAssertEqual((error as? AnalyzeError)?.exitCode, 1)
+                XCTAssertTrue((error as? AnalyzeError)?.message.contains("--out") == true, "\(error)")
+            }
+        }
+        guard case .run(let parsed) = try CommandLineParser.parse(rawArguments: [
+            Array("--out".utf8), cafe, Array("--out=o".utf8), cafe + Array(".ndjson".utf8),
+        ]) else { return XCTFail("not a run") }
+        XCTAssertEqual(parsed.outputDirectory, "o")
+        XCTAssertEqual(parsed.pathBytes, [cafe + Array(".ndjson".utf8)])
+    }
+
     func testHelpAndVersion() throws {
         XCTAssertEqual(try CommandLineParser.parse(["--help"]), .help)
         XCTAssertEqual(try CommandLineParser.parse(["x", "-h"]), .help)

@@ -172,6 +172,8 @@ final class CommandLineTests: XCTestCase {
             cp "$name" "$dir/$name"
             "$4" --quiet --out by-argument "$name"
             "$4" --quiet --out by-directory "$dir"
+            status=0; "$4" --quiet --out "$dir-out" "$name" 2> out-error || status=$?
+            test "$status" = 1 && test ! -e "$dir-out"
             """#
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -182,6 +184,12 @@ final class CommandLineTests: XCTestCase {
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0, stderr)
+        // An --out that is not UTF-8: exit 1 (above), and nothing written anywhere.
+        XCTAssertEqual(try String(contentsOfFile: scratch.path + "/out-error", encoding: .utf8),
+                       "analyze: the --out directory 'd\u{FFFD}r-out' is not valid UTF-8; give one whose name is\n"
+                           + "analyze: see 'analyze --help'\n")
+        XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: scratch.path)),
+                       ["by-argument", "by-directory", "caf\u{FFFD}.ndjson", "d\u{FFFD}r", "out-error"])
         for (out, shown) in [("by-argument", "caf\u{FFFD}.ndjson"), ("by-directory", "d\u{FFFD}r/caf\u{FFFD}.ndjson")] {
             let quality = try String(contentsOfFile: scratch.path + "/" + out + "/quality.csv", encoding: .utf8)
             XCTAssertTrue(quality.contains("\nevents,1\n") && quality.contains("\nfiles,1\n"), quality)

@@ -245,11 +245,22 @@ final class FailureMatrixTests: XCTestCase {
         assertFailure(run, exit: 2, mentions: ["/proc/analyze-failure-matrix"], out: "/proc/analyze-failure-matrix",
                       before: nil, "--out under /proc")
 
-        // --out is a dangling symlink: nothing to write into.
+        // --out is a dangling symlink, one in a loop, or below one: nothing to
+        // write into, said before the input is read (standard input, which
+        // the feeder never closes: a check after reading would hang). Found
+        // by a review: said only at the end, naming a temporary file.
         symlink(scratch.path + "/missing/target", scratch.path + "/out-link")
-        run = try Child.run(analyze, ["--out", scratch.path + "/out-link", example("basic/events.ndjson")])
-        XCTAssertEqual(run.exitCode, 2, run.stderr)
-        XCTAssertTrue(run.stderr.hasPrefix("analyze: ") && run.stderr.contains("out-link"), run.stderr)
+        symlink(scratch.path + "/loop", scratch.path + "/loop")
+        for (target, reason) in [
+            ("out-link", "cannot write to '\(scratch.path)/out-link': a symbolic link to nothing"),
+            ("loop", "cannot write to '\(scratch.path)/loop': a symbolic link in a loop"),
+            ("out-link/below", "cannot create '\(scratch.path)/out-link/below': '\(scratch.path)/out-link' is a symbolic link to nothing"),
+        ] {
+            let child = try Child(analyze, ["--out", scratch.path + "/" + target, "-"], stdin: .command("exec sleep 600"))
+            run = child.wait(timeout: 60)
+            XCTAssertEqual(run.exitCode, 2, run.stderr)
+            XCTAssertEqual(run.stderr, "analyze: \(reason)\n")
+        }
 
         // Missing parents are created (SPEC §5: created if missing).
         let deep = scratch.path + "/new/deeper/out"

@@ -32,6 +32,8 @@ public enum CommandLineParser {
     public static func parse(rawArguments: [[UInt8]]) throws(AnalyzeError) -> CommandLineRequest {
         let arguments = rawArguments.map { String(decoding: $0, as: UTF8.self) }
         var values: [String: String] = [:]
+        /// Options whose value was not UTF-8 (read with U+FFFD in its place).
+        var notUTF8: Set<String> = []
         var quiet = false
         var paths: [[UInt8]] = []
         var index = 0
@@ -79,6 +81,11 @@ public enum CommandLineParser {
                     }
                     values[name] = arguments[index]
                 }
+                if String(validating: rawArguments[index], as: UTF8.self) == nil {
+                    notUTF8.insert(name)
+                } else {
+                    notUTF8.remove(name)
+                }
             default:
                 firstProblem = firstProblem ?? .usage("unknown option '\(name)'")
             }
@@ -89,6 +96,11 @@ public enum CommandLineParser {
         options.quiet = quiet
         if let text = values["--out"] {
             guard !text.isEmpty else { throw .usage("option --out needs a directory") }
+            // Read as text, such a path would name another directory (U+FFFD
+            // in place of each stray byte), and the outputs would go there.
+            guard !notUTF8.contains("--out") else {
+                throw .usage("the --out directory '\(text)' is not valid UTF-8; give one whose name is")
+            }
             options.outputDirectory = text
         }
         if let text = values["--timezone"] {

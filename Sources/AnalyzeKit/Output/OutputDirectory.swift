@@ -42,6 +42,7 @@ struct OutputDirectory {
             throw .input("cannot write to '\(path)': \(String(cString: strerror(ENAMETOOLONG)))")
         }
         var info = stat()
+        if let reason = Self.brokenLink(path) { throw .input("cannot write to '\(path)': \(reason)") }
         if stat(path, &info) == 0 {
             guard (info.st_mode & S_IFMT) == S_IFDIR else {
                 throw .input("cannot write to '\(path)': not a directory")
@@ -59,6 +60,9 @@ struct OutputDirectory {
         var ancestor = path
         while true {
             ancestor = Self.parent(of: ancestor)
+            if let reason = Self.brokenLink(ancestor) {
+                throw .input("cannot create '\(path)': '\(ancestor)' is \(reason)")
+            }
             if stat(ancestor, &info) == 0 { break }
         }
         guard (info.st_mode & S_IFMT) == S_IFDIR, access(ancestor, W_OK | X_OK) == 0 else {
@@ -195,6 +199,17 @@ struct OutputDirectory {
                 }
             }
         }
+    }
+
+    /// What is wrong with `path` when it is a symbolic link that leads
+    /// nowhere or in a loop (no directory can be made there: said before the
+    /// input is read, not after), else nil.
+    private static func brokenLink(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) != 0, case let failure = errno, failure == ENOENT || failure == ELOOP,
+            lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK
+        else { return nil }
+        return failure == ENOENT ? "a symbolic link to nothing" : "a symbolic link in a loop"
     }
 
     private static func parent(of path: String) -> String {
