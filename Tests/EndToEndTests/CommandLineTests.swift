@@ -214,6 +214,37 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(rejects.split(separator: "\n").dropFirst().allSatisfy { $0.hasPrefix("-,") })
     }
 
+    /// A pipe named twice (`-` and `/dev/stdin` for one pipe, a FIFO given
+    /// twice) is a usage error: its two readers took part of its bytes each,
+    /// and the counts came out wrong, different from run to run, with exit 0
+    /// (found by a review). Standard input from a regular file is still read
+    /// twice, as any file named twice is.
+    func testAPipeNamedTwiceIsAUsageError() throws {
+        let scratch = Scratch()
+        let out = scratch.path + "/out"
+        let gz = try Data(contentsOf: URL(fileURLWithPath: sample("events.ndjson.gz")))
+        // A pipe that analyze leaves unread: written by `cat`, not by this
+        // process (which a write to a closed pipe would end).
+        let piped = try Child(AnalyzeBinary.url.path, ["--quiet", "--out", out, "-", "/dev/stdin"],
+                              stdin: .command("exec cat '\(sample("events.ndjson.gz"))'")).wait(timeout: 60)
+        XCTAssertEqual(piped.exitCode, 1, piped.stderr)
+        XCTAssertTrue(piped.stderr.hasPrefix("analyze: '/dev/stdin' and '-' are the same pipe; a pipe can be read only once\n"),
+                      piped.stderr)
+        let fifo = scratch.path + "/fifo"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        // (Read, the FIFO would block for want of a writer: `wait` ends that.)
+        let twice = try Child(AnalyzeBinary.url.path, ["--quiet", "--out", out, fifo, fifo]).wait(timeout: 60)
+        XCTAssertEqual(twice.exitCode, 1, twice.stderr)
+        XCTAssertTrue(twice.stderr.hasPrefix("analyze: '\(fifo)' is given twice; a pipe can be read only once\n"), twice.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+
+        let fromFile = try Child.run("/bin/sh", ["-c", "exec \"$0\" --quiet --out \"$1\" - /dev/stdin < \"$2\"",
+                                                AnalyzeBinary.url.path, out, sample("events.ndjson.gz")])
+        XCTAssertEqual(fromFile.exitCode, 0, fromFile.stderr)
+        let quality = try String(contentsOfFile: out + "/quality.csv", encoding: .utf8)
+        XCTAssertTrue(quality.contains("\nfiles,2\nbytes_read,\(2 * gz.count)\n"), quality)
+    }
+
     func testUnwritableOutputIsAnErrorBeforeReading() throws {
         let scratch = Scratch()
         let file = scratch.write("plain-file", Data("x".utf8))

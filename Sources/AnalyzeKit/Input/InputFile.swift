@@ -43,8 +43,10 @@ extension InputFile {
     /// exist is reported here, before any work, as an input error.
     static func expand(_ arguments: [[UInt8]]) throws(AnalyzeError) -> [InputFile] {
         var files: [InputFile] = []
+        var streams = StreamsSeen()
         for argument in arguments {
             let shown = String(decoding: argument, as: UTF8.self)
+            var info = stat()
             if argument == [UInt8(ascii: "-")] {
                 // Checked now, before any worker thread starts: once Dispatch
                 // opens descriptors of its own, a closed standard input's
@@ -52,13 +54,14 @@ extension InputFile {
                 guard fcntl(STDIN_FILENO, F_GETFD) >= 0 else {
                     throw .input("cannot read '-': \(String(cString: strerror(errno)))")
                 }
+                if fstat(STDIN_FILENO, &info) == 0 { try streams.add(info, shown: "-") }
                 files.append(InputFile(displayName: "-", location: .standardInput))
                 continue
             }
-            var info = stat()
             guard withCPath(argument, { stat($0, &info) }) == 0 else {
                 throw .input("cannot open '\(shown)': \(String(cString: strerror(errno)))")
             }
+            try streams.add(info, shown: shown)
             guard (info.st_mode & S_IFMT) == S_IFDIR else {
                 files.append(InputFile(displayName: shown, location: .file(argument)))
                 continue
@@ -115,6 +118,27 @@ extension InputFile {
         }
         names.sort { $0.lexicographicallyPrecedes($1) }
         return names
+    }
+}
+
+/// The pipes, FIFOs and sockets among the inputs. Each can be read only
+/// once: named twice (`-` and `/dev/stdin`, a FIFO given twice), its two
+/// readers would each take part of its bytes, and the counts come out wrong
+/// with exit 0 (found by a review). A regular file named twice is read twice
+/// (SPEC §1); so is a device.
+private struct StreamsSeen {
+    private var seen: [(device: UInt64, inode: UInt64, shown: String)] = []
+
+    mutating func add(_ info: stat, shown: String) throws(AnalyzeError) {
+        let kind = info.st_mode & S_IFMT
+        guard kind == S_IFIFO || kind == S_IFSOCK else { return }
+        let device = UInt64(info.st_dev), inode = UInt64(info.st_ino)
+        if let first = seen.first(where: { $0.device == device && $0.inode == inode }) {
+            throw .usage(shown == first.shown
+                ? "'\(shown)' is given twice; a pipe can be read only once"
+                : "'\(shown)' and '\(first.shown)' are the same pipe; a pipe can be read only once")
+        }
+        seen.append((device, inode, shown))
     }
 }
 
