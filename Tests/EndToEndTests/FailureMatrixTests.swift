@@ -1014,6 +1014,41 @@ final class FailureMatrixTests: XCTestCase {
         }
     }
 
+    /// An output replaced keeps its permission bits and (where the user may
+    /// set it) its group; a new one gets 0644 less the umask. Found by a
+    /// review: every run undid an operator's `chmod 640`.
+    func testReplacedOutputsKeepTheirPermissionsAndGroup() throws {
+        let scratch = Scratch()
+        let (out, _) = try establishedOutput(scratch)
+        let modes: [String: mode_t] = [
+            "installs.csv": 0o640, "profile_switches.csv": 0o600, "quiz_answers.csv": 0o604,
+            "quality.csv": 0o644, "rejects.csv": 0o400,
+        ]
+        // Root may give any group; another user one of its own.
+        let group = geteuid() == 0 ? gid_t(4242) : getegid()
+        for (name, mode) in modes {
+            XCTAssertEqual(chown(out + "/" + name, uid_t.max, group), 0)
+            XCTAssertEqual(chmod(out + "/" + name, mode), 0)
+        }
+        let run = try Child.run(analyze, ["--quiet", "--out", out, sampleExport])
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        var info = stat()
+        for (name, mode) in modes {
+            XCTAssertEqual(stat(out + "/" + name, &info), 0)
+            XCTAssertEqual(info.st_mode & 0o7777, mode, name)
+            XCTAssertEqual(info.st_gid, group, name)
+            XCTAssertGreaterThan(info.st_size, 0, "\(name) was not replaced")
+        }
+        let mask = umask(0o022)
+        umask(mask)
+        let fresh = scratch.path + "/fresh"
+        XCTAssertEqual(try Child.run(analyze, ["--quiet", "--out", fresh, sampleExport]).exitCode, 0)
+        for name in Self.csvNames {
+            XCTAssertEqual(stat(fresh + "/" + name, &info), 0)
+            XCTAssertEqual(info.st_mode & 0o7777, 0o644 & ~mask, name)
+        }
+    }
+
     /// `flock DIR analyze --out DIR`, the cron idiom against overlapping
     /// runs, with the run's own lock on the same directory. A review found it
     /// hung for ever: the renames waited for the lock their caller held.

@@ -125,6 +125,7 @@ struct OutputDirectory {
                     written.append(PendingOutput(temporary: temporary, final: final, slot: InterruptCleanup.register(temporary)))
                     return fd
                 }
+                Self.keepPermissions(of: final, on: fd)
                 try Self.write(file, to: fd, at: temporary)
             }
         } catch {
@@ -138,6 +139,18 @@ struct OutputDirectory {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .input("cannot write '\(path)': \(String(cString: strerror(errno)))") }
         return fd
+    }
+
+    /// Gives the new file for `final` the permission bits and group of the
+    /// output it replaces, where there is one (a review found an operator's
+    /// `chmod 640` undone by every run): the group where this user may set it
+    /// (root, or a group of the user's), the bits always. A new output gets
+    /// 0644 less the umask.
+    private static func keepPermissions(of final: String, on fd: Int32) {
+        var earlier = stat()
+        guard lstat(final, &earlier) == 0, (earlier.st_mode & S_IFMT) == S_IFREG else { return }
+        _ = fchown(fd, uid_t.max, earlier.st_gid)  // before the bits: a chown may clear some
+        _ = fchmod(fd, earlier.st_mode & 0o777)
     }
 
     /// Writes `file` to `fd` (the file at `path`), flushes it and closes it.
