@@ -39,9 +39,11 @@ static void clean_up_and_exit(int signal) {
     // On a line of its own: over the progress line (erased), else on a
     // terminal below what was there (after the `^C` it echoed).
     const char *start = progress_line ? "\r\033[K" : stderr_terminal ? "\n" : "";
-    const char *message = outputs_written
-        ? "analyze: interrupted after all outputs were written\n"
-        : "analyze: interrupted; no output written\n";
+    const char *message = signal == SIGXCPU
+        ? (outputs_written ? "analyze: stopped at the CPU time limit after all outputs were written\n"
+                           : "analyze: stopped at the CPU time limit; no output written\n")
+        : (outputs_written ? "analyze: interrupted after all outputs were written\n"
+                           : "analyze: interrupted; no output written\n");
     if (start[0] != 0) (void)!write(STDERR_FILENO, start, strlen(start));
     (void)!write(STDERR_FILENO, message, strlen(message));
     _exit(128 + signal);
@@ -72,7 +74,10 @@ static void *wait_for_signals(void *unused) {
 }
 
 int analyze_interrupt_install(int stderr_is_terminal) {
-    static const int handled[] = {SIGINT, SIGTERM, SIGHUP};
+    // SIGXCPU: the soft CPU time limit (`ulimit -t`, systemd's LimitCPU=),
+    // whose default action ends the run as abruptly as SIGKILL would, with
+    // its temporary files left in --out.
+    static const int handled[] = {SIGINT, SIGTERM, SIGHUP, SIGXCPU};
     stderr_terminal = stderr_is_terminal ? 1 : 0;
     sigemptyset(&awaited);
     int any = 0;

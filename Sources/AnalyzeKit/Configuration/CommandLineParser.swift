@@ -177,6 +177,6 @@ public enum CommandLineParser {
         Exit status: 0 success, 1 usage error, 2 input or output error (unreadable file,
         a directory with no export file, corrupt or truncated gzip, unwritable --out,
         more than one run can hold), 3 --max-reject-rate exceeded, 130 / 143 / 129
-        interrupted by SIGINT / SIGTERM / SIGHUP.
+        interrupted by SIGINT / SIGTERM / SIGHUP, 152 stopped at the CPU time limit.
         """
 }

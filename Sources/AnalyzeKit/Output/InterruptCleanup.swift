@@ -5,10 +5,11 @@ import Glibc
 import Musl
 #endif
 
-/// Removes this run's temporary output files when SIGINT, SIGTERM or SIGHUP
-/// arrives, then exits with 128 + the signal (130 / 143 / 129), leaving earlier
-/// outputs as they were. (SIGHUP: the terminal of a hand-run closed, or a job
-/// runner hung up. SIGQUIT keeps its default, a core dump, as asked for.)
+/// Removes this run's temporary output files when SIGINT, SIGTERM, SIGHUP or
+/// SIGXCPU arrives, then exits with 128 + the signal (130 / 143 / 129 / 152),
+/// leaving earlier outputs as they were. (SIGHUP: the terminal of a hand-run
+/// closed, or a job runner hung up. SIGXCPU: the soft CPU time limit was
+/// reached. SIGQUIT keeps its default, a core dump, as asked for.)
 ///
 /// Directories made for the outputs are removed too, innermost first, when
 /// empty (`rmdir` removes nothing else).

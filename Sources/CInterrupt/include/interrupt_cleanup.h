@@ -3,7 +3,7 @@
 
 /// The signal side of `InterruptCleanup` (AnalyzeKit/Output/InterruptCleanup.swift).
 ///
-/// SIGINT, SIGTERM and SIGHUP (those not ignored at start) are blocked in
+/// SIGINT, SIGTERM, SIGHUP and SIGXCPU (those not ignored at start) are blocked in
 /// every thread and taken by one thread of their own with `sigwait`, which
 /// removes the remembered files and directories and ends the process. Not a
 /// handler: a process-directed signal goes to any thread that does not block
@@ -18,7 +18,7 @@
 /// How many files, and how many directories, can be remembered at once.
 enum { analyze_interrupt_capacity = 16 };
 
-/// Blocks SIGINT, SIGTERM and SIGHUP in the calling thread (and so in every
+/// Blocks SIGINT, SIGTERM, SIGHUP and SIGXCPU in the calling thread (and so in every
 /// thread it makes later: call before any other thread exists) and starts the
 /// thread that waits for them. A signal ignored at start stays ignored and is
 /// left alone (`nohup`, a script's background job). `stderr_is_terminal`: the
