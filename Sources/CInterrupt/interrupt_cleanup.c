@@ -74,9 +74,10 @@ static void *wait_for_signals(void *unused) {
 }
 
 int analyze_interrupt_install(int stderr_is_terminal) {
-    // SIGXCPU: the soft CPU time limit (`ulimit -t`, systemd's LimitCPU=),
-    // whose default action ends the run as abruptly as SIGKILL would, with
-    // its temporary files left in --out.
+    // SIGXCPU: a soft CPU time limit below the hard one (`ulimit -S -t`,
+    // `prlimit --cpu=S:H`), whose default action ends the run as abruptly as
+    // SIGKILL would, with its temporary files left in --out. (Where the two
+    // are one, as `ulimit -t N` sets them, the kernel sends SIGKILL instead.)
     static const int handled[] = {SIGINT, SIGTERM, SIGHUP, SIGXCPU};
     stderr_terminal = stderr_is_terminal ? 1 : 0;
     sigemptyset(&awaited);

@@ -62,47 +62,49 @@ final class OutputDirectoryTests: XCTestCase {
     /// for ``OutputDirectory/lockPatience`` at most, then go ahead unlocked.
     func testTheLockIsTakenWhenFreeAndGivenUpWhenHeldTooLong() throws {
         let directory = TemporaryDirectory()
-        var output = OutputDirectory(path: directory.path)
-        output.lockPatience = 0.05
-        let free = output.lockForRenames()
-        XCTAssertGreaterThanOrEqual(free, 0, "a free directory is locked")
-        close(free)
+        let output = OutputDirectory(path: directory.path, lockPatience: 0.05)
+        let own = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { close(own) }
+        XCTAssertTrue(output.lockForRenames(own), "a free directory is locked")
+        XCTAssertEqual(flock(own, LOCK_UN), 0)
 
         let other = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         defer { close(other) }
         XCTAssertEqual(flock(other, LOCK_SH), 0)
-        XCTAssertEqual(output.lockForRenames(), -1, "a lock held past the patience is given up")
+        XCTAssertFalse(output.lockForRenames(own), "a lock held past the patience is given up")
         XCTAssertEqual(flock(other, LOCK_UN), 0)
-        let freed = output.lockForRenames()
-        XCTAssertGreaterThanOrEqual(freed, 0)
-        close(freed)
+        XCTAssertTrue(output.lockForRenames(own))
     }
 
     /// `flock DIR analyze --out DIR`: the caller holds the lock through a
     /// descriptor it handed on across `exec`. The renames must not wait for
     /// it (they would wait for their own caller until the patience ran out;
-    /// without the patience, for ever: a review found the run hung).
+    /// without the patience, for ever: a review found the run hung). An
+    /// inherited descriptor that holds no lock is no reason not to wait.
     func testALockHeldThroughAnInheritedDescriptorIsNotWaitedFor() throws {
         let directory = TemporaryDirectory()
-        let ownDescriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        defer { close(ownDescriptor) }
-        XCTAssertFalse(OutputDirectory.inheritsDescriptor(sameAs: ownDescriptor))
-
+        let own = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { close(own) }
         // Open across exec, as flock(1) leaves it for the command it runs.
         let inherited = open(directory.path, O_RDONLY | O_DIRECTORY)
         defer { close(inherited) }
+        XCTAssertFalse(OutputDirectory.inheritsLock(on: own), "an inherited descriptor without a lock")
+        let locker = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        XCTAssertEqual(flock(locker, LOCK_EX), 0)
+        XCTAssertFalse(OutputDirectory.inheritsLock(on: own), "a lock held through this process's own descriptor")
+        close(locker)
         XCTAssertEqual(flock(inherited, LOCK_EX), 0)
-        XCTAssertTrue(OutputDirectory.inheritsDescriptor(sameAs: ownDescriptor))
+        XCTAssertTrue(OutputDirectory.inheritsLock(on: own))
 
         let output = OutputDirectory(path: directory.path, lockPatience: 3_600)
         let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var result: Int32 = 0
+        nonisolated(unsafe) var locked = true
         Thread {
-            result = output.lockForRenames()
+            locked = output.lockForRenames(own)
             done.signal()
         }.start()
         // A hang detector, not a timing: waiting for the lock would take an hour.
         XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "the renames waited for their own caller's lock")
-        XCTAssertEqual(result, -1)
+        XCTAssertFalse(locked)
     }
 }

@@ -254,6 +254,7 @@ final class FailureMatrixTests: XCTestCase {
         for (target, reason) in [
             ("out-link", "cannot write to '\(scratch.path)/out-link': a symbolic link to nothing"),
             ("loop", "cannot write to '\(scratch.path)/loop': a symbolic link in a loop"),
+            ("out-link/", "cannot write to '\(scratch.path)/out-link/': a symbolic link to nothing"),
             ("out-link/below", "cannot create '\(scratch.path)/out-link/below': '\(scratch.path)/out-link' is a symbolic link to nothing"),
         ] {
             let child = try Child(analyze, ["--out", scratch.path + "/" + target, "-"], stdin: .command("exec sleep 600"))
@@ -846,9 +847,9 @@ final class FailureMatrixTests: XCTestCase {
         return path
     }
 
-    /// SIGXCPU too (the soft CPU time limit: `ulimit -t`, systemd's
-    /// LimitCPU=), which ended the run as SIGKILL would (exit 152, no
-    /// message, a write phase's temporary files left; found by a review).
+    /// SIGXCPU too (a soft CPU time limit below the hard one: `ulimit -S -t`,
+    /// `prlimit --cpu=S:H`), which ended the run as SIGKILL would (exit 152,
+    /// no message, a write phase's temporary files left; found by a review).
     func testSignalWhileReadingRemovesNothingAndExitsWith128PlusTheSignal() throws {
         let scratch = Scratch()
         let (out, before) = try establishedOutput(scratch)
@@ -1003,17 +1004,18 @@ final class FailureMatrixTests: XCTestCase {
     /// container may have one. Found by a review: the outputs renamed before
     /// it were new, the others old, and the run exited 2. Each name in turn.
     func testARenameThatFailsLeavesEveryOutputAsItWas() throws {
+        guard (try? Child.run("/usr/bin/unshare", ["--mount", "/bin/true"]).exitCode) == 0 else {
+            throw XCTSkip("no mount namespaces here (unshare --mount needs CAP_SYS_ADMIN)")
+        }
         let scratch = Scratch()
-        let (out, _) = try establishedOutput(scratch)
+        let (out, before) = try establishedOutput(scratch)
         let host = scratch.write("host.csv", Data("host\n".utf8))
+        // The mount lives in a namespace of the run's own: nothing is left
+        // mounted whatever becomes of the test.
+        let script = #"mount --bind "$1" "$2" && exec "$0" --quiet --out "$3" "$4""#
         for name in Self.csvNames.sorted() {
             let target = out + "/" + name
-            guard try Child.run("/bin/mount", ["--bind", host, target]).exitCode == 0 else {
-                throw XCTSkip("bind mounts need CAP_SYS_ADMIN")
-            }
-            defer { _ = try? Child.run("/bin/umount", [target]) }
-            let before = Scratch.snapshot(out)
-            let run = try Child.run(analyze, ["--quiet", "--out", out, sampleExport])
+            let run = try Child.run("/usr/bin/unshare", ["--mount", "/bin/sh", "-c", script, analyze, host, target, out, sampleExport])
             assertFailure(run, exit: 2, mentions: [target, "busy"], out: out, before: before, name)
         }
     }
@@ -1043,14 +1045,45 @@ final class FailureMatrixTests: XCTestCase {
             XCTAssertEqual(info.st_gid, group, name)
             XCTAssertGreaterThan(info.st_size, 0, "\(name) was not replaced")
         }
-        let mask = umask(0o022)
-        umask(mask)
+        // An earlier output of another user's gives nothing (a planted 0666
+        // must not make this run's output writable by all); one whose group
+        // the user may not set loses its group's bits. Both as root, the
+        // second run as `nobody`.
+        if geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") {
+            let shared = scratch.path + "/shared"
+            XCTAssertEqual(try Child.run(analyze, ["--quiet", "--out", shared, sampleExport]).exitCode, 0)
+            XCTAssertEqual(chmod(shared, 0o777), 0)
+            XCTAssertEqual(chown(shared + "/installs.csv", 65534, 0), 0)
+            XCTAssertEqual(chmod(shared + "/installs.csv", 0o666), 0)
+            XCTAssertEqual(try Child.run(analyze, ["--quiet", "--out", shared, sampleExport]).exitCode, 0)
+            XCTAssertEqual(stat(shared + "/installs.csv", &info), 0)
+            XCTAssertEqual(info.st_mode & 0o7777, Self.newFileMode(), "mode from another user's file")
+            XCTAssertEqual(info.st_uid, 0)
+
+            XCTAssertEqual(chown(shared + "/installs.csv", 65534, 0), 0)
+            XCTAssertEqual(chmod(shared + "/installs.csv", 0o660), 0)
+            let asNobody = try Child.run("/usr/bin/setpriv", [
+                "--reuid=65534", "--regid=65534", "--clear-groups", analyze, "--quiet", "--out", shared, sampleExport,
+            ])
+            XCTAssertEqual(asNobody.exitCode, 0, asNobody.stderr)
+            XCTAssertEqual(stat(shared + "/installs.csv", &info), 0)
+            XCTAssertEqual(info.st_uid, 65534)
+            XCTAssertEqual(info.st_gid, 65534, "a group nobody may not set")
+            XCTAssertEqual(info.st_mode & 0o7777, 0o600, "the group's bits went with the group")
+        }
         let fresh = scratch.path + "/fresh"
         XCTAssertEqual(try Child.run(analyze, ["--quiet", "--out", fresh, sampleExport]).exitCode, 0)
         for name in Self.csvNames {
             XCTAssertEqual(stat(fresh + "/" + name, &info), 0)
-            XCTAssertEqual(info.st_mode & 0o7777, 0o644 & ~mask, name)
+            XCTAssertEqual(info.st_mode & 0o7777, Self.newFileMode(), name)
         }
+    }
+
+    /// 0644 less this process's umask (which the children inherit).
+    private static func newFileMode() -> mode_t {
+        let mask = umask(0o022)
+        umask(mask)
+        return 0o644 & ~mask
     }
 
     /// `flock DIR analyze --out DIR`, the cron idiom against overlapping

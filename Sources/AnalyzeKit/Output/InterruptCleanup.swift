@@ -8,8 +8,8 @@ import Musl
 /// Removes this run's temporary output files when SIGINT, SIGTERM, SIGHUP or
 /// SIGXCPU arrives, then exits with 128 + the signal (130 / 143 / 129 / 152),
 /// leaving earlier outputs as they were. (SIGHUP: the terminal of a hand-run
-/// closed, or a job runner hung up. SIGXCPU: the soft CPU time limit was
-/// reached. SIGQUIT keeps its default, a core dump, as asked for.)
+/// closed, or a job runner hung up. SIGXCPU: a soft CPU time limit below the
+/// hard one was reached. SIGQUIT keeps its default, a core dump, as asked for.)
 ///
 /// Directories made for the outputs are removed too, innermost first, when
 /// empty (`rmdir` removes nothing else).

@@ -28,28 +28,29 @@ extension OutputDirectory {
     /// renames are plain ones, which a later failure cannot undo.
     ///
     /// The renames hold an exclusive `flock` on the directory
-    /// (``lockForRenames()``), so that two runs into one directory never
-    /// interleave theirs; an interrupt waits until they are done.
+    /// (``lockForRenames(_:)``), so that two runs into one directory never
+    /// interleave theirs, and the directory is `fsync`ed after them; an
+    /// interrupt waits until both are done.
     func putInPlace(_ pending: [PendingOutput]) throws(AnalyzeError) {
-        let lock = lockForRenames()
-        defer {
-            if lock >= 0 {
-                flock(lock, LOCK_UN)
-                // The renames to disk too, so that a run that exited 0 keeps
-                // its outputs through a power cut. Not the run's failure if
-                // this fails: the new files are in place.
-                fsync(lock)
-                close(lock)
-            }
-        }
+        let directory = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { if directory >= 0 { close(directory) } }
+        let locked = directory >= 0 && lockForRenames(directory)
         try InterruptCleanup.withInterruptsHeld { () throws(AnalyzeError) in
+            /// Temporary names that hold an earlier output which could not be
+            /// put back: kept, not removed with the others.
+            var stranded: [String] = []
             defer {
                 // The temporary names now hold the earlier outputs (after
                 // exchanges) or this run's files (after a failure), or nothing.
-                for file in pending {
+                for file in pending where !stranded.contains(file.temporary) {
                     unlink(file.temporary)
                     InterruptCleanup.unregister(file.slot)
                 }
+                if locked { flock(directory, LOCK_UN) }
+                // The renames to disk too, so that a run that exited 0 keeps
+                // its outputs through a power cut. Not the run's failure if
+                // this fails: the new files are in place.
+                if directory >= 0 { fsync(directory) }
             }
             enum Placed { case exchanged, created, replaced }
             var placed: [Placed] = []
@@ -59,73 +60,100 @@ extension OutputDirectory {
                     continue
                 }
                 let exchangeError = errno
-                if (exchangeError == ENOENT || exchangeError == EINVAL || exchangeError == ENOSYS),
+                if exchangeError == ENOENT || exchangeError == EINVAL || exchangeError == ENOSYS,
                     rename(file.temporary, file.final) == 0
                 {
                     placed.append(exchangeError == ENOENT ? .created : .replaced)
                     continue
                 }
-                let reason = String(cString: strerror(errno))
+                var message = "cannot write '\(file.final)': \(String(cString: strerror(errno)))"
                 // Undone, last first: the earlier outputs back under their
                 // names, this run's files back under the temporary ones.
                 for (file, how) in zip(pending, placed).reversed() {
                     switch how {
-                    case .exchanged: _ = analyze_rename_exchange(file.temporary, file.final)
-                    case .created: _ = rename(file.final, file.temporary)
-                    case .replaced: break  // the earlier output is gone
+                    case .exchanged:
+                        if analyze_rename_exchange(file.temporary, file.final) != 0 {
+                            stranded.append(file.temporary)
+                            message += "; the earlier '\(file.final)' could not be put back and is kept as '\(file.temporary)'"
+                        }
+                    case .created:
+                        if rename(file.final, file.temporary) != 0 {
+                            message += "; '\(file.final)' of this run could not be taken back"
+                        }
+                    case .replaced:
+                        break  // the earlier output is gone
                     }
                 }
-                throw .input("cannot write '\(file.final)': \(reason)")
+                throw .input(message)
             }
             InterruptCleanup.markOutputsWritten()
         }
     }
 
-    /// Opens the directory and takes an exclusive `flock` on it for the
-    /// renames; returns the descriptor (its closing releases the lock), or -1
-    /// to rename without a lock. Best effort, and never a hang:
-    /// - a directory that cannot be opened (no read permission) or locked (a
-    ///   file system without `flock`): no lock;
+    /// Takes an exclusive `flock` on `directory` (the output directory, open)
+    /// for the renames; returns whether it did. Best effort, and never a hang:
+    /// - a file system without `flock`: no lock;
     /// - locked already through a descriptor this process inherited across
     ///   `exec` (`flock DIR analyze --out DIR …`, the cron idiom against
-    ///   overlapping runs): no lock of its own, since it would wait for its
-    ///   own caller;
+    ///   overlapping runs): the caller's lock stands for the run's own, which
+    ///   would wait for its own caller;
     /// - locked by another process: tried again for up to ``lockPatience``
     ///   seconds (another run holds it for a few milliseconds; a reader may
     ///   hold a shared one while it reads), then no lock.
-    func lockForRenames() -> Int32 {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return -1 }
+    func lockForRenames(_ directory: Int32) -> Bool {
         var waited = 0.0
         var pause: UInt32 = 1_000  // microseconds, doubled up to 50 ms
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+        while flock(directory, LOCK_EX | LOCK_NB) != 0 {
             let reason = errno
             if reason == EINTR { continue }
             guard reason == EWOULDBLOCK, waited < lockPatience,
-                waited > 0 || !Self.inheritsDescriptor(sameAs: fd)
-            else {
-                close(fd)
-                return -1
-            }
+                waited > 0 || !Self.inheritsLock(on: directory)
+            else { return false }
             usleep(pause)
             waited += Double(pause) / 1e6
             pause = min(pause * 2, 50_000)
         }
-        return fd
+        return true
     }
 
     /// Whether a descriptor other than `fd`, open across `exec` (no
     /// `FD_CLOEXEC`: this process's own are all opened with it), refers to
-    /// the same file as `fd`. Descriptors above 1 023 are not looked at.
-    static func inheritsDescriptor(sameAs fd: Int32) -> Bool {
+    /// the same file as `fd` and holds a `flock` on it (a `lock:` line of
+    /// its `/proc/self/fdinfo`). False where `/proc` cannot be read.
+    static func inheritsLock(on fd: Int32) -> Bool {
         var target = stat()
-        guard fstat(fd, &target) == 0 else { return false }
+        guard fstat(fd, &target) == 0, let handle = opendir("/proc/self/fd") else { return false }
+        defer { closedir(handle) }
+        let listing = dirfd(handle)
         var info = stat()
-        for other in Int32(0)..<1_024 where other != fd {
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+            guard let other = Int32(name), other != fd, other != listing else { continue }
             let flags = fcntl(other, F_GETFD)
-            guard flags >= 0, flags & FD_CLOEXEC == 0, fstat(other, &info) == 0 else { continue }
-            if info.st_dev == target.st_dev && info.st_ino == target.st_ino { return true }
+            guard flags >= 0, flags & FD_CLOEXEC == 0, fstat(other, &info) == 0,
+                info.st_dev == target.st_dev, info.st_ino == target.st_ino
+            else { continue }
+            if Self.holdsFlock(descriptor: other) { return true }
         }
         return false
+    }
+
+    /// Whether `/proc/self/fdinfo/N` lists a `flock` held through descriptor N.
+    private static func holdsFlock(descriptor: Int32) -> Bool {
+        let fd = open("/proc/self/fdinfo/\(descriptor)", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var text: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            text += buffer[..<n]
+        }
+        // "lock:\t1: FLOCK  ADVISORY  WRITE 1234 00:2d:56 0 EOF"
+        return String(decoding: text, as: UTF8.self).split(separator: "\n").contains {
+            $0.hasPrefix("lock:") && $0.contains("FLOCK")
+        }
     }
 }
