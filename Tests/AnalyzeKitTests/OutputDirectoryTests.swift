@@ -16,6 +16,11 @@ final class OutputDirectoryTests: XCTestCase {
         FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// `NAME.csv` for each name, written first as `.NAME.tmp`.
+    private func outputs(_ names: [String], in path: String) -> [PendingOutput] {
+        names.map { PendingOutput(temporary: path + "/.\($0).tmp", final: path + "/\($0).csv", slot: nil) }
+    }
+
     /// Outputs `a` (an earlier one replaced), `b` (new) and `c`, whose
     /// temporary file is missing, so that its rename fails after the other two
     /// were done: both are undone, `a` is the earlier output again, `b` is
@@ -27,9 +32,7 @@ final class OutputDirectoryTests: XCTestCase {
         directory.write("c.csv", Array("old c\n".utf8))
         directory.write(".a.tmp", Array("new a\n".utf8))
         directory.write(".b.tmp", Array("new b\n".utf8))
-        let pending = ["a", "b", "c"].map {
-            PendingOutput(temporary: path + "/.\($0).tmp", final: path + "/\($0).csv", slot: nil)
-        }
+        let pending = outputs(["a", "b", "c"], in: path)
         XCTAssertThrowsError(try OutputDirectory(path: path).putInPlace(pending)) { error in
             XCTAssertEqual((error as? AnalyzeError)?.exitCode, 2)
             XCTAssertTrue((error as? AnalyzeError)?.message.contains("c.csv") == true, "\(error)")
@@ -48,9 +51,7 @@ final class OutputDirectoryTests: XCTestCase {
         directory.write("a.csv", Array("old a\n".utf8))
         directory.write(".a.tmp", Array("new a\n".utf8))
         directory.write(".b.tmp", Array("new b\n".utf8))
-        let pending = ["a", "b"].map {
-            PendingOutput(temporary: path + "/.\($0).tmp", final: path + "/\($0).csv", slot: nil)
-        }
+        let pending = outputs(["a", "b"], in: path)
         try OutputDirectory(path: path).putInPlace(pending)
         XCTAssertEqual(text(path + "/a.csv"), "new a\n")
         XCTAssertEqual(text(path + "/b.csv"), "new b\n")

@@ -140,20 +140,8 @@ extension OutputDirectory {
 
     /// Whether `/proc/self/fdinfo/N` lists a `flock` held through descriptor N.
     private static func holdsFlock(descriptor: Int32) -> Bool {
-        let fd = open("/proc/self/fdinfo/\(descriptor)", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var text: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4_096)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            text += buffer[..<n]
-        }
         // "lock:\t1: FLOCK  ADVISORY  WRITE 1234 00:2d:56 0 EOF"
-        return String(decoding: text, as: UTF8.self).split(separator: "\n").contains {
-            $0.hasPrefix("lock:") && $0.contains("FLOCK")
-        }
+        let text = UsableCores.readSmallFile("/proc/self/fdinfo/\(descriptor)") ?? ""
+        return text.split(separator: "\n").contains { $0.hasPrefix("lock:") && $0.contains("FLOCK") }
     }
 }

@@ -213,8 +213,7 @@ struct OutputDirectory {
     /// input is read, not after), else nil.
     private static func brokenLink(_ path: String) -> String? {
         // Without its trailing slashes: `lstat("link/")` follows the link.
-        var link = path
-        while link.utf8.count > 1 && link.hasSuffix("/") { link.removeLast() }
+        let link = withoutTrailingSlashes(path)
         var info = stat()
         guard stat(link, &info) != 0, case let failure = errno, failure == ENOENT || failure == ELOOP,
             lstat(link, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK
@@ -222,9 +221,15 @@ struct OutputDirectory {
         return failure == ENOENT ? "a symbolic link to nothing" : "a symbolic link in a loop"
     }
 
-    private static func parent(of path: String) -> String {
+    /// `path` without its trailing slashes, `/` itself kept.
+    private static func withoutTrailingSlashes(_ path: String) -> String {
         var trimmed = path
-        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        while trimmed.utf8.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        return trimmed
+    }
+
+    private static func parent(of path: String) -> String {
+        let trimmed = withoutTrailingSlashes(path)
         guard let slash = trimmed.lastIndex(of: "/") else { return "." }
         return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
     }
