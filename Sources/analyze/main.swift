@@ -45,13 +45,21 @@ case .run(let options):
     let display = options.quiet || isatty(STDERR_FILENO) == 0 ? nil : ProgressDisplay(progress, started: started)
     display?.start()
     let result: AnalysisResult
+    // Shown once the progress line is gone (and with --quiet: they are not
+    // progress or a summary).
+    var warnings: [String] = []
+    func showWarnings() {
+        for warning in warnings { StandardError.write("analyze: warning: \(PrintableText.escaped(warning))\n") }
+    }
     do {
-        result = try Analyzer(options: options).run(progress: progress)
+        result = try Analyzer(options: options).run(progress: progress) { warnings.append($0) }
     } catch {
         display?.stop()
+        showWarnings()
         fail(error)
     }
     display?.stop()
+    showWarnings()
     if !options.quiet {
         let q = result.quality
         let seconds = MonotonicClock.now() - started

@@ -128,4 +128,37 @@ final class CommandLineParserTests: XCTestCase {
         assertUsageError(["--quiet=1", "--bogus", "x"], mentions: "--quiet")
         assertUsageError(["--bogus", "x", "--threads"], mentions: "--bogus")
     }
+
+    /// An unknown option names what was probably meant: the nearest option
+    /// within two slips (case and `_` for `-` are slips too), the one long
+    /// option a lone letter starts, or how to name a file that starts with
+    /// `-`. Nothing is guessed when nothing is near.
+    func testUnknownOptionsSuggestWhatWasMeant() {
+        let expected: [(String, String)] = [
+            ("--outt", "; did you mean '--out'?"),
+            ("--thread", "; did you mean '--threads'?"),
+            ("--quite", "; did you mean '--quiet'?"),
+            ("--max_reject_rate", "; did you mean '--max-reject-rate'?"),
+            ("--Max-Line-Bytes", "; did you mean '--max-line-bytes'?"),
+            ("--timezon", "; did you mean '--timezone'?"),
+            ("-out", "; did you mean '--out'?"),
+            ("--verison", "; did you mean '--version'?"),
+            ("-o", "; did you mean '--out'?"),
+            ("-q", "; did you mean '--quiet'?"),
+            ("-v", "; did you mean '--version'?"),
+            // Two options start with t, three with m: no guess.
+            ("-t", ""),
+            ("-m", ""),
+            ("--bogus", ""),
+            ("-x", ""),
+            ("-x.gz", " (to read a file whose name starts with '-', write it as ./-x.gz or after --)"),
+            ("--exports/day1", " (to read a file whose name starts with '-', write it as ./--exports/day1 or after --)"),
+        ]
+        for (name, hint) in expected {
+            XCTAssertEqual(CommandLineParser.hint(forUnknown: name), hint, name)
+        }
+        assertUsageError(["--outt", "o", "x"], mentions: "unknown option '--outt'; did you mean '--out'?")
+        // With a value attached, the name alone is matched.
+        assertUsageError(["--thread=2", "x"], mentions: "unknown option '--thread'; did you mean '--threads'?")
+    }
 }

@@ -142,7 +142,8 @@ final class CommandLineTests: XCTestCase {
             """.utf8))
         var run = try AnalyzeBinary.run(["--quiet", "--out", scratch.path + "/a", "--max-reject-rate", "0.3333333333333333", input])
         XCTAssertEqual(run.status, 3, run.stderr)
-        XCTAssertTrue(run.stderr.contains("more than --max-reject-rate 0.3333333333333333"), run.stderr)
+        XCTAssertEqual(run.stderr, "analyze: 1 of 3 lines rejected (33.33 %: invalid_json 1), more than --max-reject-rate "
+                       + "0.3333333333333333; no output written (run without --max-reject-rate to see them in rejects.csv)\n")
         run = try AnalyzeBinary.run(["--quiet", "--out", scratch.path + "/b", "--max-reject-rate", "0.33333333333333334", input])
         XCTAssertEqual(run.status, 0, run.stderr)
         run = try AnalyzeBinary.run([
@@ -152,6 +153,62 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.stderr)
         let rejects = try String(contentsOfFile: scratch.path + "/c/rejects.csv", encoding: .utf8)
         XCTAssertEqual(rejects, "file,line,reason\n\(input),3,invalid_json\n")
+    }
+
+    /// A file in a format analyze does not read is still read as the SPEC
+    /// says (plain text, as it does not start with gzip's magic), so its
+    /// lines are rejected; the run says why in a warning, also with
+    /// `--quiet`, and one more that every line was rejected.
+    func testACompressedFormatOtherThanGzipIsNamedInAWarning() throws {
+        let scratch = Scratch()
+        // zstd's magic number, then bytes as a compressor leaves them.
+        let input = scratch.write("events.ndjson.zst", Data([0x28, 0xB5, 0x2F, 0xFD, 0x24, 0x2E, 0x0A, 0x7B, 0x00, 0x0A, 0x91]))
+        for quiet in [false, true] {
+            let out = scratch.path + (quiet ? "/quiet" : "/loud")
+            let run = try AnalyzeBinary.run((quiet ? ["--quiet"] : []) + ["--out", out, input])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let lines = run.stderr.split(separator: "\n", omittingEmptySubsequences: false)
+            XCTAssertEqual(lines.count, quiet ? 3 : 4, run.stderr)
+            XCTAssertEqual(lines[0], "analyze: warning: '\(input)' looks like zstd data, which analyze does not decompress "
+                           + "(it reads gzip and plain NDJSON): its bytes were read as text lines; decompress it first, or recompress it with gzip")
+            XCTAssertEqual(lines[1], "analyze: warning: every one of the 3 lines was rejected (invalid_json 3); "
+                           + "is this an Adapty event export? rejects.csv says which line failed and why")
+            if !quiet { XCTAssertTrue(lines[2].hasPrefix("analyze: 1 file(s), 3 lines, 0 events"), run.stderr) }
+            let quality = try String(contentsOfFile: out + "/quality.csv", encoding: .utf8)
+            XCTAssertTrue(quality.contains("\nlines,3\n") && quality.contains("\nrejected_invalid_json,3\n"), quality)
+        }
+        // Over --max-reject-rate: the format is still named, before the error.
+        let run = try AnalyzeBinary.run(["--quiet", "--max-reject-rate", "0.5", "--out", scratch.path + "/failed", input])
+        XCTAssertEqual(run.status, 3, run.stderr)
+        XCTAssertTrue(run.stderr.hasPrefix("analyze: warning: '\(input)' looks like zstd data"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("\nanalyze: 3 of 3 lines rejected (100.00 %: invalid_json 3)"), run.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.path + "/failed/quality.csv"))
+    }
+
+    /// A gzipped tar archive of exports is gzip, so it is read; but its
+    /// headers and padding become text around the files' lines, and the
+    /// first line of each file is lost into a header's line. The run names
+    /// the archive in a warning; an export with no archive gets none.
+    func testATarArchiveIsNamedInAWarning() throws {
+        let scratch = Scratch()
+        let events = (1...4).map { #"{"event_id":"e\#($0)","event_type":"logout","timestamp":0,"device_id":"d","profile_id":"p"}"# }
+        _ = scratch.write("day.ndjson", Data((events.joined(separator: "\n") + "\n").utf8))
+        let tar = Process()
+        tar.executableURL = URL(fileURLWithPath: "/bin/tar")
+        tar.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
+        tar.arguments = ["-czf", "day.tar.gz", "day.ndjson"]
+        try tar.run()
+        tar.waitUntilExit()
+        XCTAssertEqual(tar.terminationStatus, 0)
+        let run = try AnalyzeBinary.run(["--quiet", "--out", scratch.path + "/out", scratch.path + "/day.tar.gz"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.stderr, "analyze: warning: '\(scratch.path)/day.tar.gz' holds a tar archive, which analyze does not unpack: "
+                       + "its headers were read as text, so lines were rejected and events may be missing; unpack it and give the files instead\n")
+        let quality = try String(contentsOfFile: scratch.path + "/out/quality.csv", encoding: .utf8)
+        XCTAssertTrue(quality.contains("\nevents,3\n"), quality)
+        let plain = try AnalyzeBinary.run(["--quiet", "--out", scratch.path + "/plain", scratch.path + "/day.ndjson"])
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        XCTAssertEqual(plain.stderr, "")
     }
 
     /// A path need not be UTF-8 on Linux: a file named `caf\xe9.ndjson`, given

@@ -170,6 +170,7 @@ final class FailureMatrixTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: false)
         var run = try Child.run(analyze, ["--out", out, empty])
         assertFailure(run, exit: 2, mentions: ["no export files", "'\(empty)'"], out: out, before: before, "empty directory")
+        XCTAssertTrue(run.stderr.hasSuffix("in directory '\(empty)'\n"), run.stderr)
 
         let others = scratch.path + "/others"
         try FileManager.default.createDirectory(atPath: others + "/sub.ndjson", withIntermediateDirectories: true)
@@ -178,6 +179,9 @@ final class FailureMatrixTests: XCTestCase {
         try FileManager.default.copyItem(atPath: example("basic/events.ndjson"), toPath: others + "/events.json")
         run = try Child.run(analyze, ["--out", out, others], timeout: 60)
         assertFailure(run, exit: 2, mentions: ["no export files", "'\(others)'"], out: out, before: before, "no export names")
+        // What it holds instead is counted (dot-files are not), so that a
+        // folder of day folders says why nothing was found.
+        XCTAssertTrue(run.stderr.hasSuffix("'\(others)', which holds 1 subdirectory (not searched) and 2 other files\n"), run.stderr)
 
         // Also beside a directory that has exports: the missing one is named.
         let full = scratch.path + "/full"

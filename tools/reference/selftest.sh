@@ -7,6 +7,9 @@ REF="$HERE/analyze_ref.py"
 PY="${PYTHON:-python3}"
 # ANALYZE_CMD runs the same cases against another implementation (e.g. the built binary).
 if [ -n "${ANALYZE_CMD:-}" ]; then read -r -a RUN <<< "$ANALYZE_CMD"; else RUN=("$PY" "$REF"); fi
+# The cases run in examples/: a command given by a relative path (.build/release/analyze)
+# is made absolute first, from where the script was started.
+if [[ "${RUN[0]}" == */* && "${RUN[0]}" != /* ]]; then RUN[0]="$PWD/${RUN[0]}"; fi
 cd "$HERE/examples" || exit 1
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT

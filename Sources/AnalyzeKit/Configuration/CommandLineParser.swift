@@ -87,7 +87,7 @@ public enum CommandLineParser {
                     notUTF8.remove(name)
                 }
             default:
-                firstProblem = firstProblem ?? .usage("unknown option '\(name)'")
+                firstProblem = firstProblem ?? .usage("unknown option '\(name)'" + hint(forUnknown: name))
             }
         }
         if let firstProblem { throw firstProblem }
@@ -121,6 +121,46 @@ public enum CommandLineParser {
         return .run(options)
     }
 
+    /// Every option's name, for suggestions.
+    private static let optionNames = valueOptions + ["--quiet", "--help", "--version"]
+
+    /// What an unknown option was probably meant to be: a known option one or
+    /// two typing slips away (`--outt`, `--max_reject_rate`, `-out`), the
+    /// long option a lone letter starts (`-q`, when one does), or else, for
+    /// something that reads like a file name (`-x.gz`), how to name such a
+    /// file. Empty when nothing fits.
+    static func hint(forUnknown name: String) -> String {
+        let letters = Array(name.drop(while: { $0 == "-" }))
+        if name.hasPrefix("-") && !name.hasPrefix("--") && letters.count == 1 {
+            let matches = optionNames.filter { $0.dropFirst(2).first == letters[0] }
+            return matches.count == 1 ? "; did you mean '\(matches[0])'?" : ""
+        }
+        // Case and underscores are slips too: compared as lower-case dashes.
+        let typed = "--" + String(letters.map { $0 == "_" ? "-" : $0 }).lowercased()
+        if letters.count >= 2, let best = optionNames.min(by: { editDistance(typed, $0) < editDistance(typed, $1) }),
+           editDistance(typed, best) <= 2 {
+            return "; did you mean '\(best)'?"
+        }
+        if name.contains(".") || name.contains("/") {
+            return " (to read a file whose name starts with '-', write it as ./\(name) or after --)"
+        }
+        return ""
+    }
+
+    /// The Levenshtein distance between two short strings.
+    private static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.utf8), b = Array(b.utf8)
+        var previous = Array(0...b.count)
+        for i in a.indices {
+            var current = [i + 1]
+            for j in b.indices {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (a[i] == b[j] ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+
     private static func integer(_ text: String, for name: String) throws(AnalyzeError) -> Int {
         guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
             if text.hasPrefix("-") { throw .usage("option \(name) must not be negative, got '\(text)'") }
@@ -149,34 +189,48 @@ public enum CommandLineParser {
     public static let helpText = """
         Usage: analyze [options] <path>...
 
-        Summarise Adapty SDK event exports (gzipped or plain NDJSON) into CSV reports:
-        installs per day (by device, customer user and profile ID), profile switches,
-        quiz answer distributions, a quality report and a list of rejected lines.
+        Summarise Adapty SDK event exports (gzipped or plain NDJSON) into CSV
+        reports: installs per day (by device, customer user and profile ID),
+        profile switches, quiz answer distributions, a quality report and a list
+        of rejected lines.
 
-        A <path> is a file (gzip is detected by its content), a directory (its *.ndjson,
-        *.ndjson.gz, *.jsonl and *.jsonl.gz files, in name order), or - for standard input.
+        A <path> is a file (gzip is detected by its content), a directory (its
+        *.ndjson, *.ndjson.gz, *.jsonl and *.jsonl.gz files, in name order; not
+        its subdirectories), or - for standard input. Other compressed formats
+        and archives (zstd, xz, bzip2, zip, tar) are not read: unpack them first.
 
         Options:
-          --out DIR            where the CSVs go (default: ./analyze-out; created if missing)
-          --timezone TZ        reporting time zone: an IANA name such as Asia/Tokyo, or ±HH:MM
-                               (default: UTC)
-          --threads N          worker threads (default and most: the cores this process may use)
-          --max-reject-rate R  fail with exit 3 when rejected/lines exceeds R (default: 1.0 = never)
+          --out DIR            where the CSVs go (default: ./analyze-out;
+                               created if missing)
+          --timezone TZ        reporting time zone: an IANA name such as
+                               Asia/Tokyo, or ±HH:MM (default: UTC)
+          --threads N          worker threads (default and most: the cores this
+                               process may use)
+          --max-reject-rate R  fail with exit 3 when rejected/lines exceeds R
+                               (default: 1.0 = never)
           --max-reject-rows N  rows kept in rejects.csv (default: 10000)
-          --max-line-bytes N   longer lines are rejected as line_too_long (default: 1048576)
+          --max-line-bytes N   longer lines are rejected as line_too_long
+                               (default: 1048576)
           --quiet              no progress or summary on standard error
+                               (warnings and errors are still shown)
           -h, --help           show this help
           --version            show the version and the gzip inflater in use
 
-        A value follows its option as --opt VALUE or --opt=VALUE; options may follow
-        paths; -- ends the options.
+        A value follows its option as --opt VALUE or --opt=VALUE; options may
+        follow paths; a repeated option keeps its last value; -- ends the
+        options (write a file named -x.gz as ./-x.gz or after --).
 
         Outputs (in --out): installs.csv, profile_switches.csv, quiz_answers.csv,
-        quality.csv, rejects.csv. They are replaced together, only when a run succeeds.
+        quality.csv, rejects.csv. They are replaced together, only when a run
+        succeeds.
 
-        Exit status: 0 success, 1 usage error, 2 input or output error (unreadable file,
-        a directory with no export file, corrupt or truncated gzip, unwritable --out,
-        more than one run can hold), 3 --max-reject-rate exceeded, 130 / 143 / 129
-        interrupted by SIGINT / SIGTERM / SIGHUP, 152 stopped at the CPU time limit.
+        Exit status: 0 success, 1 usage error, 2 input or output error
+        (unreadable file, a directory with no export file, corrupt or truncated
+        gzip, unwritable --out, more input than one run can hold), 3
+        --max-reject-rate exceeded, 130 / 143 / 129 interrupted by SIGINT /
+        SIGTERM / SIGHUP, 152 stopped at the CPU time limit.
+
+        Environment: ANALYZE_HASH_SEED=N fixes the key of the run's internal
+        hashes (to reproduce a run exactly; the outputs never depend on it).
         """
 }

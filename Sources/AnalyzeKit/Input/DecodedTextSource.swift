@@ -11,6 +11,13 @@ final class DecodedTextSource {
     private var pendingStart = 0
     /// Whether the text is gzip's and the caller checks its members' trailers.
     let checksTrailersElsewhere: Bool
+    /// A format analyze does not read, recognized from the input's first
+    /// bytes: as stored (a plain input's magic number) at once, in its
+    /// decoded text (a tar header) once enough of it was read.
+    private(set) var foreignFormat: ForeignFormat?
+    /// The first decoded bytes, kept until a tar header can be told
+    /// (``ForeignFormat/decodedPrefixLength``); released after.
+    private var decodedHead: [UInt8]? = []
 
     /// With `defersTrailerCheck`, gzip members' trailers are left to the
     /// caller (``takeMemberEnds()``).
@@ -35,6 +42,7 @@ final class DecodedTextSource {
             pending = prefix
         }
         checksTrailersElsewhere = isGzip && defersTrailerCheck
+        if !isGzip { foreignFormat = ForeignFormat.recognize(stored: prefix) }
     }
 
     /// Members that ended during the last ``read(into:)``, positions counted
@@ -52,7 +60,18 @@ final class DecodedTextSource {
     func read(into destination: UnsafeMutableRawBufferPointer) throws(AnalyzeError) -> Int {
         let n = try decode(into: destination)
         bytesDecoded += n
+        if decodedHead != nil { keepHead(UnsafeRawBufferPointer(rebasing: destination[..<n]), ended: n == 0) }
         return n
+    }
+
+    private func keepHead(_ bytes: UnsafeRawBufferPointer, ended: Bool) {
+        let wanted = ForeignFormat.decodedPrefixLength
+        decodedHead!.append(contentsOf: bytes.prefix(wanted - decodedHead!.count))
+        guard decodedHead!.count == wanted || ended else { return }
+        decodedHead!.withUnsafeBytes { head in
+            if let format = ForeignFormat.recognize(decoded: head) { foreignFormat = format }
+        }
+        decodedHead = nil
     }
 
     private func decode(into destination: UnsafeMutableRawBufferPointer) throws(AnalyzeError) -> Int {

@@ -82,7 +82,7 @@ extension InputFile {
             // replace the last good one (docs/data-model.md).
             guard files.count > before else {
                 let patterns = directorySuffixes.map { "*" + $0 }.joined(separator: ", ")
-                throw .input("no export files (\(patterns)) in directory '\(shown)'")
+                throw .input("no export files (\(patterns)) in directory '\(shown)'" + skippedEntries(in: prefix))
             }
         }
         return files
@@ -101,6 +101,30 @@ extension InputFile {
     }
 
     /// Names in `directory` that look like exports, byte-wise sorted.
+    /// For the message about a directory with no export in it: what it
+    /// holds instead, as ", which holds 2 subdirectories (not searched) and
+    /// 1 other file"; empty when it holds nothing but dot-files.
+    private static func skippedEntries(in prefix: [UInt8]) -> String {
+        guard let handle = withCPath(prefix, { opendir($0) }) else { return "" }
+        defer { closedir(handle) }
+        var (directories, others) = (0, 0)
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
+            guard name.first != UInt8(ascii: ".") else { continue }
+            var info = stat()
+            if withCPath(prefix + name, { stat($0, &info) }) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
+                directories += 1
+            } else {
+                others += 1
+            }
+        }
+        let parts = [
+            directories == 0 ? nil : "\(directories) \(directories == 1 ? "subdirectory" : "subdirectories") (not searched)",
+            others == 0 ? nil : "\(others) other \(others == 1 ? "file" : "files")",
+        ].compactMap { $0 }
+        return parts.isEmpty ? "" : ", which holds " + parts.joined(separator: " and ")
+    }
+
     private static func directoryEntries(_ directory: [UInt8], shown: String) throws(AnalyzeError) -> [[UInt8]] {
         guard let handle = withCPath(directory, { opendir($0) }) else {
             throw .input("cannot read directory '\(shown)': \(String(cString: strerror(errno)))")

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Everything a run computed, ready to be written as the SPEC's CSV files.
 public struct AnalysisResult: Sendable {
     public var quality: QualityReport
@@ -5,6 +7,13 @@ public struct AnalysisResult: Sendable {
     var installs: [InstallsRow]
     var profileSwitches: [ProfileSwitchRow]
     var quizAnswers: [QuizAnswerRow]
+    /// The inputs in a format analyze does not read (``ForeignFormat``), in
+    /// input order.
+    public internal(set) var foreignInputs: [(file: String, format: ForeignFormat)] = []
+
+    /// What the user should be told about this run beyond its results: see
+    /// ``Analyzer/run(progress:warn:)``.
+    public var warnings: [String] { Analyzer.warnings(foreignInputs: foreignInputs, quality: quality) }
 
     /// Computes every metric from the merged partial of a whole run. Its
     /// duplicates are settled first (which copy of each event is kept, and
@@ -64,9 +73,3 @@ private final class Tables: @unchecked Sendable {
     var profileSwitches: [ProfileSwitchRow] = []
     var quizAnswers: [QuizAnswerRow] = []
 }
-
-import Dispatch
-
-
-
-

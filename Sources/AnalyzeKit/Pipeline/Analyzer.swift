@@ -43,16 +43,22 @@ public struct Analyzer: Sendable {
 
     /// Analyzes the inputs and, when the reject rate allows, writes every CSV.
     /// Throws without touching `--out` on any input error.
+    ///
+    /// `warn` is given each warning about the inputs (``warnings``), on the
+    /// calling thread, once they are read: before the CSVs are written, or
+    /// before the run fails for its reject rate.
     @discardableResult
-    public func run(progress: Progress? = nil) throws(AnalyzeError) -> AnalysisResult {
+    public func run(progress: Progress? = nil, warn: (String) -> Void = { _ in }) throws(AnalyzeError) -> AnalysisResult {
         let output = OutputDirectory(path: options.outputDirectory)
         try output.checkWritable()
         let result = try analyze(progress: progress)
         let quality = result.quality
         if options.maxRejectRate.isExceeded(rejected: quality.rejected, lines: quality.lines) {
-            throw .rejectRateExceeded(
-                "\(quality.rejected) of \(quality.lines) lines rejected, more than --max-reject-rate \(options.maxRejectRate); no output written")
+            // Its message gives the rejections, so only the inputs are warned about.
+            for warning in Self.warnings(foreignInputs: result.foreignInputs, quality: nil) { warn(warning) }
+            throw .rejectRateExceeded(Self.rejectRateMessage(quality: quality, limit: options.maxRejectRate))
         }
+        for warning in result.warnings { warn(warning) }
         try output.write(result.csvOutputs)
         return result
     }
@@ -61,7 +67,7 @@ public struct Analyzer: Sendable {
     public func analyze(progress: Progress? = nil) throws(AnalyzeError) -> AnalysisResult {
         analyze_return_large_blocks_to_the_system()
         let files = try InputFile.expand(options.pathBytes)
-        let (partials, bytesRead, bytesDecoded) = try parse(files, progress: progress)
+        let (partials, bytesRead, bytesDecoded, foreignInputs) = try parse(files, progress: progress)
         // Merge into the largest partial (the merge is associative and
         // commutative). The partials are consumed, not copied: a second
         // reference to their segments would make the merge copy them.
@@ -72,15 +78,18 @@ public struct Analyzer: Sendable {
         // Before settling numbers anything: more than a run can hold stops
         // it here (the merge stopped at the first limit passed).
         if let limit = merged.exceededLimit { throw .input(limit.message) }
-        return AnalysisResult(
+        var result = AnalysisResult(
             merged: consume merged, files: files, bytesRead: bytesRead, bytesDecoded: bytesDecoded,
             timeZone: options.timeZone)
+        result.foreignInputs = foreignInputs
+        return result
     }
 
     /// Parses every input into one partial per worker. The chunk buffers
     /// are freed when it returns, before the partials merge.
     private func parse(_ files: [InputFile], progress: Progress?) throws(AnalyzeError)
-        -> (partials: [PartialAggregate], bytesRead: Int, bytesDecoded: Int)
+        -> (partials: [PartialAggregate], bytesRead: Int, bytesDecoded: Int,
+            foreignInputs: [(file: String, format: ForeignFormat)])
     {
         // More workers than cores would only cost memory and merge time.
         let workers = min(options.threads, options.maximumWorkers)
@@ -117,7 +126,7 @@ public struct Analyzer: Sendable {
             partials.store(partial, at: worker)
         }
         if let error = feed.error { throw error }
-        return (partials.take(), feed.bytesRead, feed.bytesDecoded)
+        return (partials.take(), feed.bytesRead, feed.bytesDecoded, feed.foreignInputs)
     }
 
     private static func totalSize(of files: [InputFile]) -> Int {

@@ -78,6 +78,7 @@ final class ChunkFeed: @unchecked Sendable {
     /// when a member's trailer disagreed with its text.
     private var failure: (fileIndex: Int, error: AnalyzeError, checksum: Bool)?
     private var checksums = ChecksumLedger()
+    private var foreign: [(fileIndex: Int, format: ForeignFormat)] = []
     /// Whether gzip trailers are checked from the chunks (else by the
     /// inflater, while inflating: tests compare the two).
     private let checksTrailersFromChunks: Bool
@@ -274,6 +275,7 @@ final class ChunkFeed: @unchecked Sendable {
         case .success(nil):
             bytesRead += read
             bytesDecoded += decoded
+            if let format = reader.source.foreignFormat { foreign.append((lane.fileIndex, format)) }
             lanes.removeAll { $0 === lane }
             foldUnhanded(of: lane)
         case .failure(let error):
@@ -341,6 +343,14 @@ final class ChunkFeed: @unchecked Sendable {
             record(error, of: file, checksum: true)
             announceChange()  // a waiting worker may now drop lanes
         }
+    }
+
+    /// The inputs read to their end that are in a format analyze does not
+    /// read (``ForeignFormat``), in input order: names and formats.
+    var foreignInputs: [(file: String, format: ForeignFormat)] {
+        condition.lock()
+        defer { condition.unlock() }
+        return foreign.sorted { $0.fileIndex < $1.fileIndex }.map { (files[$0.fileIndex].displayName, $0.format) }
     }
 
     /// Returns a parsed chunk's buffer to the pool (markers own no buffer).

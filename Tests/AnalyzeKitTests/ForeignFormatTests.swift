@@ -1,0 +1,82 @@
+@testable import AnalyzeKit
+import XCTest
+
+/// Inputs in formats analyze does not read are recognized from their first
+/// bytes (``ForeignFormat``), and a run's warnings and exit-3 message say
+/// what happened in numbers (``Analyzer/warnings(foreignInputs:quality:)``).
+final class ForeignFormatTests: XCTestCase {
+    /// The magic numbers from each format's specification, followed by a few
+    /// bytes of what such a file holds next.
+    func testMagicNumbersOfCompressedFormatsAreRecognized() {
+        let expected: [([UInt8], ForeignFormat?)] = [
+            (Array("BZh91AY&SY".utf8), .bzip2),
+            ([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00, 0x00, 0x04], .xz),
+            ([0x28, 0xB5, 0x2F, 0xFD, 0x24, 0x2E], .zstd),
+            ([0x50, 0x4B, 0x03, 0x04, 0x14, 0x00], .zip),
+            ([0x50, 0x4B, 0x05, 0x06, 0x00, 0x00], .zip),
+            ([0x37, 0x7A, 0xBC, 0xAF, 0x27, 0x1C, 0x00, 0x04], .sevenZip),
+            ([0x04, 0x22, 0x4D, 0x18, 0x64, 0x40], .lz4),
+            // Near misses: text, a bzip2 magic without its block-size digit,
+            // a truncated xz magic, an empty input.
+            (Array(#"{"event_id":"e1"}"#.utf8), nil),
+            (Array("BZh{".utf8), nil),
+            (Array("BZh".utf8), nil),
+            ([0xFD, 0x37, 0x7A, 0x58, 0x5A], nil),
+            (Array("PK\n".utf8), nil),
+            ([], nil),
+        ]
+        for (bytes, format) in expected {
+            XCTAssertEqual(ForeignFormat.recognize(stored: bytes), format, "\(bytes.prefix(6))")
+        }
+    }
+
+    /// A tar header is `ustar` at 257 and a checksum that adds up; a line of
+    /// NDJSON with "ustar" at that offset is not one.
+    func testATarHeaderNeedsItsMagicAndItsChecksum() {
+        var header = [UInt8](repeating: 0, count: 512)
+        func put(_ text: String, at offset: Int) { header.replaceSubrange(offset..<(offset + text.utf8.count), with: Array(text.utf8)) }
+        put("events.ndjson", at: 0)
+        put("0000644\0", at: 100)
+        put("00000000017\0", at: 124)
+        put("ustar\u{0}00", at: 257)
+        // The checksum of the bytes with its own field as eight spaces,
+        // worked out here: the field as the format stores it, six octal
+        // digits, NUL, space.
+        let sum = header.enumerated().reduce(0) { $0 + ((148..<156).contains($1.offset) ? 32 : Int($1.element)) }
+        put(String(sum, radix: 8).leftPadded(to: 6) + "\0 ", at: 148)
+        XCTAssertEqual(header.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) }, .tar)
+        // GNU tar's magic ("ustar  \0") is one too.
+        var gnu = header
+        gnu.replaceSubrange(257..<265, with: Array("ustar  \0".utf8))
+        let gnuSum = gnu.enumerated().reduce(0) { $0 + ((148..<156).contains($1.offset) ? 32 : Int($1.element)) }
+        gnu.replaceSubrange(148..<156, with: Array((String(gnuSum, radix: 8).leftPadded(to: 6) + "\0 ").utf8))
+        XCTAssertEqual(gnu.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) }, .tar)
+        // One byte changed: the checksum no longer adds up.
+        var damaged = header
+        damaged[0] ^= 1
+        XCTAssertNil(damaged.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) })
+        // Fewer than 512 bytes cannot be told.
+        XCTAssertNil(header.withUnsafeBytes { ForeignFormat.recognize(decoded: UnsafeRawBufferPointer(rebasing: $0[..<511])) })
+        // An event whose customer user id puts "ustar" at offset 257.
+        let prefix = #"{"event_id":"e1","event_type":"identify","timestamp":0,"device_id":"d","profile_id":"p","customer_user_id":""#
+        let line = Array((prefix + String(repeating: "a", count: 257 - prefix.utf8.count) + "ustar " + String(repeating: "b", count: 300) + "\"}\n").utf8)
+        XCTAssertEqual(Array(line[257..<262]), Array("ustar".utf8))
+        XCTAssertNil(line.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) })
+    }
+
+    func testPercentagesShowTwoDecimalsRoundedHalfUp() {
+        let expected: [(Int, Int, String)] = [
+            (80, 4045, "1.98 %"), (1, 3, "33.33 %"), (2, 3, "66.67 %"), (5, 5, "100.00 %"), (1, 200, "0.50 %"),
+            (1, 32, "3.13 %"), (0, 5, "0.00 %"), (1, 1_000_000, "< 0.01 %"), (1, 20_000, "0.01 %"), (0, 0, "0.00 %"),
+            // Past where part × 10 000 fits in an Int.
+            (Int.max / 10, Int.max / 5, "50.00 %"),
+        ]
+        for (part, whole, text) in expected {
+            XCTAssertEqual(Analyzer.percent(part, of: whole), text, "\(part) of \(whole)")
+        }
+    }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}
