@@ -1,5 +1,6 @@
 #include "interrupt_cleanup.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -23,19 +24,29 @@ static struct slot directories[analyze_interrupt_capacity];
 static int stderr_terminal;
 static int progress_line;
 static int outputs_written;
+/// How deep the held sections (`analyze_interrupt_hold`) are, read by the
+/// crash handler without the lock.
+static volatile sig_atomic_t held_depth;
 
 /// The signals the thread waits for (those not ignored at start).
 static sigset_t awaited;
 
+/// Removes the remembered files, then directories innermost first. Only
+/// reads the tables: from a crash handler, a slot being filled is not yet
+/// marked used.
+static void remove_remembered(void) {
+    for (int i = 0; i < analyze_interrupt_capacity; i++) {
+        if (__atomic_load_n(&files[i].used, __ATOMIC_ACQUIRE)) unlink(files[i].path);
+    }
+    for (int i = analyze_interrupt_capacity - 1; i >= 0; i--) {
+        if (__atomic_load_n(&directories[i].used, __ATOMIC_ACQUIRE)) rmdir(directories[i].path);
+    }
+}
+
 /// Removes what is remembered, says so, and ends the process with 128 + `signal`.
 /// Called with `lock` held, which is never released.
 static void clean_up_and_exit(int signal) {
-    for (int i = 0; i < analyze_interrupt_capacity; i++) {
-        if (files[i].used) unlink(files[i].path);
-    }
-    for (int i = analyze_interrupt_capacity - 1; i >= 0; i--) {
-        if (directories[i].used) rmdir(directories[i].path);
-    }
+    remove_remembered();
     // On a line of its own: over the progress line (erased), else on a
     // terminal below what was there (after the `^C` it echoed).
     const char *start = progress_line ? "\r\033[K" : stderr_terminal ? "\n" : "";
@@ -112,7 +123,7 @@ static int remember(struct slot *table, const char *path) {
     for (int i = 0; i < analyze_interrupt_capacity; i++) {
         if (table[i].used) continue;
         memcpy(table[i].path, path, length + 1);
-        table[i].used = 1;
+        __atomic_store_n(&table[i].used, 1, __ATOMIC_RELEASE);  // after the path: see remove_remembered
         slot = i;
         break;
     }
@@ -123,7 +134,7 @@ static int remember(struct slot *table, const char *path) {
 static void forget(struct slot *table, int slot) {
     if (slot < 0 || slot >= analyze_interrupt_capacity) return;
     take_lock();
-    table[slot].used = 0;
+    __atomic_store_n(&table[slot].used, 0, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&lock);
 }
 
@@ -132,8 +143,65 @@ int analyze_interrupt_register_directory(const char *path) { return remember(dir
 void analyze_interrupt_unregister_file(int slot) { forget(files, slot); }
 void analyze_interrupt_unregister_directory(int slot) { forget(directories, slot); }
 
-void analyze_interrupt_hold(void) { take_lock(); }
-void analyze_interrupt_release(void) { pthread_mutex_unlock(&lock); }
+void analyze_interrupt_hold(void) {
+    take_lock();
+    held_depth = held_depth + 1;
+}
+
+void analyze_interrupt_release(void) {
+    held_depth = held_depth - 1;
+    pthread_mutex_unlock(&lock);
+}
+
+/// The crash signals and the actions they had before ours.
+static const int crash_signals[] = {SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS, SIGFPE};
+static struct sigaction earlier_actions[sizeof crash_signals / sizeof crash_signals[0]];
+
+static void write_text(const char *text) { (void)!write(STDERR_FILENO, text, strlen(text)); }
+
+static void on_crash(int signal, siginfo_t *info, void *context) {
+    const char *name = signal == SIGILL ? "SIGILL" : signal == SIGTRAP ? "SIGTRAP" : signal == SIGABRT ? "SIGABRT"
+        : signal == SIGSEGV ? "SIGSEGV" : signal == SIGBUS ? "SIGBUS" : "SIGFPE";
+    int renaming = held_depth > 0;
+    if (!renaming && !outputs_written) remove_remembered();
+    if (progress_line) write_text("\r\033[K");
+    write_text("analyze: stopped by ");
+    write_text(name);
+    write_text(" (most often memory running out under an address-space limit such as ulimit -v, else a bug)");
+    write_text(outputs_written ? " after all outputs were written\n"
+               : renaming ? "; --out may hold a mix of old and new outputs, and its .NAME.tmp-* files the old ones\n"
+                          : "; no output written\n");
+    // A handler that was there before (the Swift runtime's backtracer, in
+    // builds that have it) runs next; whatever it does, the signal's default
+    // action then ends the process (it is blocked until this returns).
+    for (size_t i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++) {
+        if (crash_signals[i] != signal) continue;
+        struct sigaction *earlier = &earlier_actions[i];
+        if (earlier->sa_flags & SA_SIGINFO) {
+            if (earlier->sa_sigaction != NULL) earlier->sa_sigaction(signal, info, context);
+        } else if (earlier->sa_handler != SIG_DFL && earlier->sa_handler != SIG_IGN) {
+            earlier->sa_handler(signal);
+        }
+    }
+    struct sigaction fallback;
+    memset(&fallback, 0, sizeof fallback);
+    fallback.sa_handler = SIG_DFL;
+    sigemptyset(&fallback.sa_mask);
+    sigaction(signal, &fallback, NULL);
+    raise(signal);
+}
+
+int analyze_crash_install(void) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_sigaction = on_crash;
+    action.sa_flags = SA_SIGINFO;
+    sigemptyset(&action.sa_mask);
+    for (size_t i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++) {
+        if (sigaction(crash_signals[i], &action, &earlier_actions[i]) != 0) return errno;
+    }
+    return 0;
+}
 
 void analyze_interrupt_mark_outputs_written(void) {
     take_lock();

@@ -513,6 +513,52 @@ final class FailureMatrixTests: XCTestCase {
         assertFailure(run, exit: 2, mentions: ["rejects.csv", "File too large"], out: out, before: before, "RLIMIT_FSIZE")
     }
 
+    /// Too few free file descriptors (a low `ulimit -n`, or a job runner that
+    /// leaks descriptors into its children) is an input error named before
+    /// reading. Regression: the input took the last free descriptor, then
+    /// Dispatch could not open its own three and stopped the process with
+    /// SIGILL and no message (found by a review).
+    func testTooFewFreeFileDescriptorsAreAnInputErrorNotACrash() throws {
+        let scratch = Scratch()
+        let (out, before) = try establishedOutput(scratch)
+        // Descriptors 0-2 open (a child gets no others), so a limit of 3 +
+        // `free` leaves `free` of them.
+        for (free, threads) in [(1, "1"), (3, "1"), (4, "2")] {
+            let run = try Child.run("/usr/bin/prlimit", ["--nofile=\(3 + free)", analyze, "--threads", threads, "--out", out, sampleExport])
+            let needed = 3 + Int(threads)!
+            assertFailure(run, exit: 2, mentions: ["only \(free) file descriptor", "of the \(3 + free) this process may open (ulimit -n)",
+                                                   "needs \(needed)"], out: out, before: before, "\(free) free")
+        }
+        // Enough of them: the run goes ahead.
+        let run = try Child.run("/usr/bin/prlimit", ["--nofile=8", analyze, "--threads", "2", "--out", out, sampleExport])
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        XCTAssertNotEqual(Scratch.snapshot(out), before)
+    }
+
+    /// A limit on tasks too tight for the run's threads is an input error
+    /// named before reading. Regression: libdispatch, unable to start a
+    /// thread, slept and retried for ever, so a nightly run under such a
+    /// limit never ended (found by reviews; `pids.max` and `ulimit -v` with
+    /// no room for a thread's stack gave the same wait).
+    func testTooFewThreadsAreAnInputErrorNotAWaitForEver() throws {
+        // RLIMIT_NPROC counts a user's threads, and binds users other than root.
+        try XCTSkipUnless(geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+                          && FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit"),
+                          "needs root, setpriv and prlimit")
+        let scratch = Scratch()
+        XCTAssertEqual(chmod(scratch.path, 0o777), 0)
+        let out = scratch.path + "/out"
+        // Two: the main thread and the one that takes signals leave no room.
+        for threads in ["1", "2"] {
+            let run = try Child.run("/usr/bin/prlimit", [
+                "--nproc=2", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                analyze, "--threads", threads, "--out", out, sampleExport,
+            ], timeout: 60)
+            assertFailure(run, exit: 2, mentions: ["cannot start 2 threads", "pids.max, TasksMax=, ulimit -u"],
+                          out: out, before: nil, "--threads \(threads)")
+        }
+    }
+
     /// A run that fails while writing removes the directories it made for
     /// `--out` (they are empty then); one that existed stays. Regression: a
     /// new `--out` was left behind, empty, by a failed or interrupted run.
@@ -872,6 +918,55 @@ final class FailureMatrixTests: XCTestCase {
             XCTAssertFalse(run.stderr.hasPrefix("\n"), run.stderr.debugDescription)
             assertOutput(out, equals: before, "signal \(signal) while reading")
         }
+    }
+
+    /// A crash (a trap: most often a failed allocation under `ulimit -v`)
+    /// says so in one line and ends the run as the signal does, outputs
+    /// untouched. Regression: under an address-space limit a run ended with
+    /// SIGILL and nothing on standard error (found by a review). Sent with
+    /// kill(2) here; a real trap takes the same handler.
+    func testACrashSaysSoAndEndsWithItsSignal() throws {
+        // No core dumps from the children (they inherit the limit).
+        var noCores = rlimit(rlim_cur: 0, rlim_max: 0)
+        var earlier = rlimit()
+        XCTAssertEqual(getrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &earlier), 0)
+        noCores.rlim_max = earlier.rlim_max
+        XCTAssertEqual(setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCores), 0)
+        defer { setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &earlier) }
+        let scratch = Scratch()
+        let (out, before) = try establishedOutput(scratch)
+        let text = try Data(contentsOf: URL(fileURLWithPath: example("basic/events.ndjson")))
+        for (signal, name) in [(SIGILL, "SIGILL"), (SIGABRT, "SIGABRT"), (SIGSEGV, "SIGSEGV"), (SIGBUS, "SIGBUS")] {
+            let child = try Child(analyze, ["--out", out, "-"], stdin: .pipe)
+            child.writeToStandardInput(text)
+            child.waitUntilHandlingSignals()
+            child.send(signal)
+            let run = child.wait()
+            XCTAssertEqual(run.signal, signal, "\(name): \(run.stderr)")
+            // First: a build with the Swift runtime's backtracer (a debug
+            // build) prints its report after this line.
+            XCTAssertTrue(run.stderr.hasPrefix("analyze: stopped by \(name) (most often memory running out under an address-space "
+                                               + "limit such as ulimit -v, else a bug); no output written\n"), run.stderr)
+            assertOutput(out, equals: before, "\(name) while reading")
+        }
+        // While writing: the temporary files and the directories made go.
+        let input = rejectsOnlyInput(scratch, lines: 2_000_000)
+        for attempt in 0..<5 {
+            let top = scratch.path + "/new\(attempt)"
+            let out = top + "/deeper/out"
+            let child = try Child(analyze, ["--quiet", "--max-reject-rows", "100000000", "--out", out, input])
+            let deadline = Child.monotonicSeconds() + 60
+            while !FileManager.default.fileExists(atPath: out) && Child.monotonicSeconds() < deadline { usleep(500) }
+            child.send(SIGSEGV)
+            let run = child.wait(timeout: 120)
+            // Faster than the signal, or caught in a held section (a directory
+            // being made): try again.
+            guard run.stderr.contains("; no output written\n") else { continue }
+            XCTAssertEqual(run.signal, SIGSEGV, run.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: top), "a directory made for --out was left")
+            return
+        }
+        XCTFail("no run of 5 was stopped before its renames")
     }
 
     /// A signal in the first moments after the signals are taken, while the

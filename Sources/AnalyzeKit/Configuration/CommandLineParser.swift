@@ -226,9 +226,10 @@ public enum CommandLineParser {
 
         Exit status: 0 success, 1 usage error, 2 input or output error
         (unreadable file, a directory with no export file, corrupt or truncated
-        gzip, unwritable --out, more input than one run can hold), 3
-        --max-reject-rate exceeded, 130 / 143 / 129 interrupted by SIGINT /
-        SIGTERM / SIGHUP, 152 stopped at the CPU time limit.
+        gzip, unwritable --out, more input than one run can hold, too few free
+        file descriptors or threads), 3 --max-reject-rate exceeded, 130 / 143 /
+        129 interrupted by SIGINT / SIGTERM / SIGHUP, 152 stopped at the CPU
+        time limit.
 
         Environment: ANALYZE_HASH_SEED=N fixes the key of the run's internal
         hashes (to reproduce a run exactly; the outputs never depend on it).

@@ -33,7 +33,15 @@ public enum InterruptCleanup {
     /// Returns a warning for standard error when the thread could not be
     /// started (a container's limit on processes): the signals then keep
     /// their default action, which leaves a write phase's temporary files.
+    ///
+    /// A crash (SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS, SIGFPE: most often
+    /// memory running out under an address-space limit, since a Swift
+    /// allocation that fails traps) removes the same files, says so in one
+    /// line, and then ends the process as the signal would have (found by a
+    /// review: under `ulimit -v` a run could end with SIGILL and nothing on
+    /// standard error).
     public static func install() -> String? {
+        _ = analyze_crash_install()
         let failure = analyze_interrupt_install(isatty(STDERR_FILENO) != 0 ? 1 : 0)
         guard failure != 0 else { return nil }
         return "cannot start the thread that takes interrupts (\(String(cString: strerror(failure)))); "

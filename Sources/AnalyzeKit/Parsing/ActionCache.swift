@@ -137,7 +137,12 @@ struct ActionCache {
         init() {
             let wayCount = ActionCache.wayCount
             func zeroed<T>(_ count: Int, _: T.Type) -> UnsafeMutablePointer<T> {
-                calloc(count, MemoryLayout<T>.stride)!.bindMemory(to: T.self, capacity: count)
+                // Failing like a Swift allocation, with a message (a bare
+                // `!` trapped with none: found by a review, under `ulimit -v`).
+                guard let memory = calloc(count, MemoryLayout<T>.stride) else {
+                    fatalError("failed to allocate \(count * MemoryLayout<T>.stride) bytes of memory for the action cache")
+                }
+                return memory.bindMemory(to: T.self, capacity: count)
             }
             prefixHashes = zeroed(wayCount, UInt64.self)
             lengths = zeroed(wayCount, Int32.self)

@@ -51,6 +51,9 @@ public struct Analyzer: Sendable {
     public func run(progress: Progress? = nil, warn: (String) -> Void = { _ in }) throws(AnalyzeError) -> AnalysisResult {
         let output = OutputDirectory(path: options.outputDirectory)
         try output.checkWritable()
+        let workers = min(options.threads, options.maximumWorkers)
+        try FileDescriptorHeadroom.check(workers: workers)
+        try ThreadHeadroom.check(threads: ThreadHeadroom.needed(workers: workers), workers: workers)
         let result = try analyze(progress: progress)
         let quality = result.quality
         if options.maxRejectRate.isExceeded(rejected: quality.rejected, lines: quality.lines) {

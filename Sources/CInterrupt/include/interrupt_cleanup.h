@@ -26,6 +26,20 @@ enum { analyze_interrupt_capacity = 16 };
 /// when the thread could not be made (the signals then keep their defaults).
 int analyze_interrupt_install(int stderr_is_terminal);
 
+/// Installs handlers for the signals of a crash (SIGILL, SIGTRAP, SIGABRT,
+/// SIGSEGV, SIGBUS, SIGFPE): a trap, most often memory running out under an
+/// address-space limit (a Swift allocation that fails traps), else a bug. The
+/// handler removes the remembered files and directories (not while a held
+/// section runs: renames may be half done), writes one line saying what
+/// stopped the run, calls the handler that was there before (the Swift
+/// runtime's backtracer, where a build has it), and then lets the signal take
+/// its default action, so the process ends as the signal would end it (128 +
+/// the signal, a core dump where enabled). Unlike the
+/// signals above it runs on the thread that crashed; it takes no lock and only
+/// reads the tables (a slot is marked used only once its path is copied).
+/// Returns 0, or an errno value when a handler could not be installed.
+int analyze_crash_install(void);
+
 /// Remembers a file to remove on interrupt; returns its slot, or -1 when the
 /// table is full or the path is longer than a path can be (`PATH_MAX`).
 int analyze_interrupt_register_file(const char *path);

@@ -1,0 +1,46 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Checks, before a run starts, that enough file descriptors are free.
+///
+/// Dispatch opens three of its own (an epoll, an eventfd and a timerfd) the
+/// first time a run's workers start, after the first input is opened; when
+/// none is left for them, libdispatch stops the process with SIGILL and no
+/// message (found by a review: a job runner that leaks descriptors, or a low
+/// `ulimit -n`). The run's own opens fail with a message naming the file
+/// (exit 2), so only Dispatch's need room made sure of in advance: three for
+/// it and one for each input read at once.
+enum FileDescriptorHeadroom {
+    /// Descriptors Dispatch opens for itself.
+    static let dispatchDescriptors = 3
+
+    /// Throws an input error (exit 2) when fewer than `dispatchDescriptors` +
+    /// `workers` descriptors can be opened. Opens `/dev/null` that many
+    /// times and closes them again; where it cannot be opened for another
+    /// reason (a chroot without it), nothing is checked.
+    static func check(workers: Int) throws(AnalyzeError) {
+        let needed = dispatchDescriptors + workers
+        var opened: [Int32] = []
+        defer { for descriptor in opened { close(descriptor) } }
+        var failure: Int32 = 0
+        while opened.count < needed {
+            let descriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                failure = errno
+                break
+            }
+            opened.append(descriptor)
+        }
+        guard failure == EMFILE || failure == ENFILE else { return }
+        var limit = rlimit()
+        let shownLimit = getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 && limit.rlim_cur != rlim_t.max
+            ? " of the \(limit.rlim_cur) this process may open (ulimit -n)" : ""
+        let which = failure == ENFILE ? "the system's open-file table is full" : "only \(opened.count) file \(opened.count == 1 ? "descriptor is" : "descriptors are") free\(shownLimit)"
+        throw .input(
+            "\(which); a run with \(workers) \(workers == 1 ? "thread" : "threads") needs \(needed) "
+                + "(\(dispatchDescriptors) for its thread pool and one for each input read at once); no output written")
+    }
+}
