@@ -578,27 +578,35 @@ final class FailureMatrixTests: XCTestCase {
     /// the directories made for `--out`.
     func testASignalWhileWritingRemovesTheDirectoriesItMade() throws {
         let scratch = Scratch()
-        // Two million rejects to write: the write phase lasts long enough to
-        // be caught once the directory appears.
+        guard let (run, top) = try runSignalledWhileWriting(scratch, SIGTERM, stopped: { !Self.wroteEverything($0) }) else {
+            return XCTFail("no run of 5 was interrupted before its renames")
+        }
+        XCTAssertEqual(run.exitCode, 143, run.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: top), "a directory made for --out was left")
+    }
+
+    /// Runs over two million rejects (a write phase long enough to be caught)
+    /// into a new `--out` two levels deep and sends `signal` as soon as that
+    /// directory appears. Returns the first of five runs that `stopped` says
+    /// the signal ended before its renames (others were faster than it), with
+    /// the top directory made for it; nil when none was.
+    private func runSignalledWhileWriting(
+        _ scratch: Scratch, _ signal: Int32, stopped: (ChildResult) -> Bool
+    ) throws -> (ChildResult, String)? {
         let input = rejectsOnlyInput(scratch, lines: 2_000_000)
         for attempt in 0..<5 {
-            let top = scratch.path + "/new\(attempt)"
+            let top = scratch.path + "/new\(signal)-\(attempt)"
             let out = top + "/deeper/out"
             let child = try Child(analyze, ["--quiet", "--max-reject-rows", "100000000", "--out", out, input])
             let deadline = Child.monotonicSeconds() + 60
             while !FileManager.default.fileExists(atPath: out) && Child.monotonicSeconds() < deadline { usleep(500) }
-            child.send(SIGTERM)
+            child.send(signal)
             let run = child.wait(timeout: 120)
-            if Self.wroteEverything(run) {
-                // The run was faster than the signal: every output is in place; try again.
-                XCTAssertEqual(Set(Scratch.snapshot(out).keys), Self.csvNames)
-                continue
-            }
-            XCTAssertEqual(run.exitCode, 143, run.stderr)
-            XCTAssertFalse(FileManager.default.fileExists(atPath: top), "a directory made for --out was left")
-            return
+            if stopped(run) { return (run, top) }
+            // Faster than the signal: every output is in place; try again.
+            if Self.wroteEverything(run) { XCTAssertEqual(Set(Scratch.snapshot(out).keys), Self.csvNames) }
         }
-        XCTFail("no run of 5 was interrupted before its renames")
+        return nil
     }
 
     /// A signal the moment the output directory appears, repeated: whatever
@@ -950,23 +958,12 @@ final class FailureMatrixTests: XCTestCase {
             assertOutput(out, equals: before, "\(name) while reading")
         }
         // While writing: the temporary files and the directories made go.
-        let input = rejectsOnlyInput(scratch, lines: 2_000_000)
-        for attempt in 0..<5 {
-            let top = scratch.path + "/new\(attempt)"
-            let out = top + "/deeper/out"
-            let child = try Child(analyze, ["--quiet", "--max-reject-rows", "100000000", "--out", out, input])
-            let deadline = Child.monotonicSeconds() + 60
-            while !FileManager.default.fileExists(atPath: out) && Child.monotonicSeconds() < deadline { usleep(500) }
-            child.send(SIGSEGV)
-            let run = child.wait(timeout: 120)
-            // Faster than the signal, or caught in a held section (a directory
-            // being made): try again.
-            guard run.stderr.contains("; no output written\n") else { continue }
-            XCTAssertEqual(run.signal, SIGSEGV, run.stderr)
-            XCTAssertFalse(FileManager.default.fileExists(atPath: top), "a directory made for --out was left")
-            return
-        }
-        XCTFail("no run of 5 was stopped before its renames")
+        // (Retried when faster than the signal, or caught in a held section,
+        // a directory being made, where nothing is removed.)
+        guard let (run, top) = try runSignalledWhileWriting(scratch, SIGSEGV, stopped: { $0.stderr.contains("; no output written\n") })
+        else { return XCTFail("no run of 5 was stopped before its renames") }
+        XCTAssertEqual(run.signal, SIGSEGV, run.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: top), "a directory made for --out was left")
     }
 
     /// A signal in the first moments after the signals are taken, while the
