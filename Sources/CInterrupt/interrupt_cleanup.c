@@ -24,9 +24,10 @@ static struct slot directories[analyze_interrupt_capacity];
 static int stderr_terminal;
 static int progress_line;
 static int outputs_written;
-/// How deep the held sections (`analyze_interrupt_hold`) are, read by the
-/// crash handler without the lock.
-static volatile sig_atomic_t held_depth;
+/// Whether the outputs are being renamed into place (some may be new, the
+/// temporary names then hold old ones), for the crash handler, which reads it
+/// without the lock.
+static volatile sig_atomic_t renaming;
 
 /// The signals the thread waits for (those not ignored at start).
 static sigset_t awaited;
@@ -143,15 +144,10 @@ int analyze_interrupt_register_directory(const char *path) { return remember(dir
 void analyze_interrupt_unregister_file(int slot) { forget(files, slot); }
 void analyze_interrupt_unregister_directory(int slot) { forget(directories, slot); }
 
-void analyze_interrupt_hold(void) {
-    take_lock();
-    held_depth = held_depth + 1;
-}
+void analyze_interrupt_hold(void) { take_lock(); }
+void analyze_interrupt_release(void) { pthread_mutex_unlock(&lock); }
 
-void analyze_interrupt_release(void) {
-    held_depth = held_depth - 1;
-    pthread_mutex_unlock(&lock);
-}
+void analyze_interrupt_set_renaming(int active) { renaming = active ? 1 : 0; }
 
 /// The crash signals and the actions they had before ours.
 static const int crash_signals[] = {SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS, SIGFPE};
@@ -162,14 +158,14 @@ static void write_text(const char *text) { (void)!write(STDERR_FILENO, text, str
 static void on_crash(int signal, siginfo_t *info, void *context) {
     const char *name = signal == SIGILL ? "SIGILL" : signal == SIGTRAP ? "SIGTRAP" : signal == SIGABRT ? "SIGABRT"
         : signal == SIGSEGV ? "SIGSEGV" : signal == SIGBUS ? "SIGBUS" : "SIGFPE";
-    int renaming = held_depth > 0;
-    if (!renaming && !outputs_written) remove_remembered();
+    int renaming_now = renaming;
+    if (!renaming_now && !outputs_written) remove_remembered();
     if (progress_line) write_text("\r\033[K");
     write_text("analyze: stopped by ");
     write_text(name);
     write_text(" (most often memory running out under an address-space limit such as ulimit -v, else a bug)");
     write_text(outputs_written ? " after all outputs were written\n"
-               : renaming ? "; --out may hold a mix of old and new outputs, and its .NAME.tmp-* files the old ones\n"
+               : renaming_now ? "; --out may hold a mix of old and new outputs, and its .NAME.tmp-* files the old ones\n"
                           : "; no output written\n");
     // A handler that was there before (the Swift runtime's backtracer, in
     // builds that have it) runs next; whatever it does, the signal's default

@@ -12,10 +12,13 @@ final class ForeignFormatTests: XCTestCase {
             (Array("BZh91AY&SY".utf8), .bzip2),
             ([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00, 0x00, 0x04], .xz),
             ([0x28, 0xB5, 0x2F, 0xFD, 0x24, 0x2E], .zstd),
+            ([0x50, 0x2A, 0x4D, 0x18, 0x04, 0x00], .zstd),  // a skippable frame first (pzstd)
+            ([0x5F, 0x2A, 0x4D, 0x18, 0x04, 0x00], .zstd),
             ([0x50, 0x4B, 0x03, 0x04, 0x14, 0x00], .zip),
             ([0x50, 0x4B, 0x05, 0x06, 0x00, 0x00], .zip),
             ([0x37, 0x7A, 0xBC, 0xAF, 0x27, 0x1C, 0x00, 0x04], .sevenZip),
             ([0x04, 0x22, 0x4D, 0x18, 0x64, 0x40], .lz4),
+            ([0x02, 0x21, 0x4C, 0x18, 0x10, 0x00], .lz4),  // the legacy frame (lz4 -l)
             // Near misses: text, a bzip2 magic without its block-size digit,
             // a truncated xz magic, an empty input.
             (Array(#"{"event_id":"e1"}"#.utf8), nil),
@@ -23,6 +26,7 @@ final class ForeignFormatTests: XCTestCase {
             (Array("BZh".utf8), nil),
             ([0xFD, 0x37, 0x7A, 0x58, 0x5A], nil),
             (Array("PK\n".utf8), nil),
+            ([0x60, 0x2A, 0x4D, 0x18, 0x04, 0x00], nil),
             ([], nil),
         ]
         for (bytes, format) in expected {
@@ -64,12 +68,27 @@ final class ForeignFormatTests: XCTestCase {
         XCTAssertNil(line.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) })
     }
 
+    /// Skipped lookalikes are one warning per directory, three names shown.
+    func testSkippedLookalikesAreOneWarningPerDirectory() {
+        let warnings = Analyzer.warnings(
+            skippedLookalikes: [("day", ["a.ndjson.xz", "b.ndjson.xz", "c.ndjson.xz", "d.ndjson.xz"]), ("night", ["e.JSONL"])],
+            foreignInputs: [("x.zst", .zstd)], quality: nil)
+        XCTAssertEqual(warnings.count, 3)
+        XCTAssertEqual(warnings[0], "skipped 4 files in 'day' that look like exports but are not named *.ndjson, *.ndjson.gz, "
+                       + "*.jsonl, *.jsonl.gz ('a.ndjson.xz', 'b.ndjson.xz', 'c.ndjson.xz', …); a directory contributes only those")
+        XCTAssertEqual(warnings[1], "skipped 1 file in 'night' that looks like an export but is not named *.ndjson, *.ndjson.gz, "
+                       + "*.jsonl, *.jsonl.gz ('e.JSONL'); a directory contributes only those")
+        XCTAssertTrue(warnings[2].hasPrefix("'x.zst' looks like zstd data"), warnings[2])
+    }
+
     func testPercentagesShowTwoDecimalsRoundedHalfUp() {
         let expected: [(Int, Int, String)] = [
             (80, 4045, "1.98 %"), (1, 3, "33.33 %"), (2, 3, "66.67 %"), (5, 5, "100.00 %"), (1, 200, "0.50 %"),
             (1, 32, "3.13 %"), (0, 5, "0.00 %"), (1, 1_000_000, "< 0.01 %"), (1, 20_000, "0.01 %"), (0, 0, "0.00 %"),
             // Past where part × 10 000 fits in an Int.
             (Int.max / 10, Int.max / 5, "50.00 %"),
+            // Nearly all is not all.
+            (30_000, 30_001, "> 99.99 %"), (199_999, 200_000, "> 99.99 %"), (9_999, 10_000, "99.99 %"),
         ]
         for (part, whole, text) in expected {
             XCTAssertEqual(Analyzer.percent(part, of: whole), text, "\(part) of \(whole)")

@@ -92,6 +92,28 @@ final class InputTests: XCTestCase {
         ])
         let slash = try run([directory.path + "/"])
         XCTAssertEqual(slash.rejects.first?.file, directory.path + "/C.ndjson")
+        // A skipped name that looks like an export (here, in capitals) is
+        // named in a warning; notes.txt and the dot-file are not. (Every line
+        // here is a reject, which is the second warning.)
+        XCTAssertEqual(result.skippedLookalikes.map(\.directory), [directory.path])
+        XCTAssertEqual(result.skippedLookalikes.map(\.names), [["x.NDJSON"]])
+        XCTAssertEqual(result.warnings, [
+            "skipped 1 file in '\(directory.path)' that looks like an export but is not named "
+                + "*.ndjson, *.ndjson.gz, *.jsonl, *.jsonl.gz ('x.NDJSON'); a directory contributes only those",
+            "every one of the 3 lines was rejected (not_an_object 3); is this an Adapty event export? "
+                + "rejects.csv says which line failed and why",
+        ])
+    }
+
+    /// Names a directory skips that hold `.ndjson` or `.jsonl` in any case
+    /// are exports in another form, or still being written; others are not.
+    func testLookalikeNamesAreThoseThatMentionNDJSONOrJSONL() {
+        for name in ["b.ndjson.xz", "c.NDJSON.GZ", "day.ndjson.gz.part", "events.jsonl.zst", "x.Jsonl", ".ndjson"] {
+            XCTAssertTrue(InputFile.isLookalike(Array(name.utf8)), name)
+        }
+        for name in ["notes.txt", "events.json.gz", "ndjson", "a.ndjso", "", "jsonl.txt"] {
+            XCTAssertFalse(InputFile.isLookalike(Array(name.utf8)), name)
+        }
     }
 
     /// SPEC §1: a directory's files in byte-wise name order, not Unicode

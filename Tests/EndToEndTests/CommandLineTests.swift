@@ -177,6 +177,19 @@ final class CommandLineTests: XCTestCase {
             let quality = try String(contentsOfFile: out + "/quality.csv", encoding: .utf8)
             XCTAssertTrue(quality.contains("\nlines,3\n") && quality.contains("\nrejected_invalid_json,3\n"), quality)
         }
+        // From a pipe that delivers the magic number in pieces: the same
+        // warning (regression: only the first read's bytes were looked at).
+        let split = Process()
+        split.executableURL = URL(fileURLWithPath: "/bin/sh")
+        split.arguments = ["-c", #"(head -c 2 "$1"; sleep 0.3; tail -c +3 "$1") | "$0" --quiet --out "$2" -"#,
+                           AnalyzeBinary.url.path, input, scratch.path + "/piped"]
+        let errors = Pipe()
+        split.standardError = errors
+        try split.run()
+        let piped = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        split.waitUntilExit()
+        XCTAssertEqual(split.terminationStatus, 0, piped)
+        XCTAssertTrue(piped.hasPrefix("analyze: warning: '-' looks like zstd data"), piped)
         // Over --max-reject-rate: the format is still named, before the error.
         let run = try AnalyzeBinary.run(["--quiet", "--max-reject-rate", "0.5", "--out", scratch.path + "/failed", input])
         XCTAssertEqual(run.status, 3, run.stderr)

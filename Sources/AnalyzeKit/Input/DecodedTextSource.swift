@@ -12,8 +12,10 @@ final class DecodedTextSource {
     /// Whether the text is gzip's and the caller checks its members' trailers.
     let checksTrailersElsewhere: Bool
     /// A format analyze does not read, recognized from the input's first
-    /// bytes: as stored (a plain input's magic number) at once, in its
-    /// decoded text (a tar header) once enough of it was read.
+    /// bytes once enough of them were read: a plain input's magic number (its
+    /// decoded bytes are its stored ones), a tar header in the decoded text.
+    /// Looked for in what the reads hand out, so that a pipe that delivers a
+    /// byte at a time is never waited for.
     private(set) var foreignFormat: ForeignFormat?
     /// The first decoded bytes, kept until a tar header can be told
     /// (``ForeignFormat/decodedPrefixLength``); released after.
@@ -42,7 +44,6 @@ final class DecodedTextSource {
             pending = prefix
         }
         checksTrailersElsewhere = isGzip && defersTrailerCheck
-        if !isGzip { foreignFormat = ForeignFormat.recognize(stored: prefix) }
     }
 
     /// Members that ended during the last ``read(into:)``, positions counted
@@ -65,9 +66,15 @@ final class DecodedTextSource {
     }
 
     private func keepHead(_ bytes: UnsafeRawBufferPointer, ended: Bool) {
+        let before = decodedHead!.count
         let wanted = ForeignFormat.decodedPrefixLength
-        decodedHead!.append(contentsOf: bytes.prefix(wanted - decodedHead!.count))
-        guard decodedHead!.count == wanted || ended else { return }
+        decodedHead!.append(contentsOf: bytes.prefix(wanted - before))
+        let count = decodedHead!.count
+        let magicLength = ForeignFormat.storedPrefixLength
+        if !isGzip && before < magicLength && (count >= magicLength || ended) {
+            foreignFormat = ForeignFormat.recognize(stored: decodedHead!)
+        }
+        guard count == wanted || ended else { return }
         decodedHead!.withUnsafeBytes { head in
             if let format = ForeignFormat.recognize(decoded: head) { foreignFormat = format }
         }

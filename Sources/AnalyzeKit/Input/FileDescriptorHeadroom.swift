@@ -18,11 +18,12 @@ enum FileDescriptorHeadroom {
     static let dispatchDescriptors = 3
 
     /// Throws an input error (exit 2) when fewer than `dispatchDescriptors` +
-    /// `workers` descriptors can be opened. Opens `/dev/null` that many
-    /// times and closes them again; where it cannot be opened for another
-    /// reason (a chroot without it), nothing is checked.
-    static func check(workers: Int) throws(AnalyzeError) {
-        let needed = dispatchDescriptors + workers
+    /// `inputsAtOnce` descriptors can be opened (each worker reads its own
+    /// input: the smaller of the workers and the inputs). Opens `/dev/null`
+    /// that many times and closes them again; where it cannot be opened for
+    /// another reason (a chroot without it), nothing is checked.
+    static func check(inputsAtOnce: Int) throws(AnalyzeError) {
+        let needed = dispatchDescriptors + inputsAtOnce
         var opened: [Int32] = []
         defer { for descriptor in opened { close(descriptor) } }
         var failure: Int32 = 0
@@ -40,7 +41,8 @@ enum FileDescriptorHeadroom {
             ? " of the \(limit.rlim_cur) this process may open (ulimit -n)" : ""
         let which = failure == ENFILE ? "the system's open-file table is full" : "only \(opened.count) file \(opened.count == 1 ? "descriptor is" : "descriptors are") free\(shownLimit)"
         throw .input(
-            "\(which); a run with \(workers) \(workers == 1 ? "thread" : "threads") needs \(needed) "
-                + "(\(dispatchDescriptors) for its thread pool and one for each input read at once); no output written")
+            "\(which); this run needs \(needed) (\(dispatchDescriptors) for its thread pool and "
+                + (inputsAtOnce == 1 ? "1 for its input" : "1 for each of the \(inputsAtOnce) inputs it reads at once")
+                + "); no output written")
     }
 }

@@ -14,11 +14,14 @@ public enum ForeignFormat: String, Sendable, CaseIterable {
     case sevenZip = "7z"
     case lz4
     /// A POSIX or GNU tar archive (plain, or inside gzip): a first 512-byte
-    /// header with `ustar` at offset 257 and a checksum that adds up.
+    /// header with `ustar` at offset 257 and a checksum that adds up. (The
+    /// old v7 format, which has no magic, is not told.)
     case tar
 
     /// The decoded bytes ``recognize(decoded:)`` needs to see a tar header.
     static let decodedPrefixLength = 512
+    /// The bytes ``recognize(stored:)`` needs to tell every magic number.
+    static let storedPrefixLength = 6
 
     /// The format whose magic number starts `stored`, the first bytes of a
     /// plain (not gzip) input as stored; nil for none of them.
@@ -28,10 +31,13 @@ public enum ForeignFormat: String, Sendable, CaseIterable {
         if starts([0x42, 0x5A, 0x68]), head.count >= 4, (0x31...0x39).contains(head[3]) { return .bzip2 }  // "BZh1"–"BZh9"
         if starts([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00]) { return .xz }
         if starts([0x28, 0xB5, 0x2F, 0xFD]) { return .zstd }
+        // A skippable frame first (0x184D2A50–5F little-endian), as pzstd writes.
+        if head.count >= 4 && head[0] & 0xF0 == 0x50 && head[1...3].elementsEqual([0x2A, 0x4D, 0x18]) { return .zstd }
         // A local file header, or the end record of an empty archive.
         if starts([0x50, 0x4B, 0x03, 0x04]) || starts([0x50, 0x4B, 0x05, 0x06]) { return .zip }
         if starts([0x37, 0x7A, 0xBC, 0xAF, 0x27, 0x1C]) { return .sevenZip }
-        if starts([0x04, 0x22, 0x4D, 0x18]) { return .lz4 }
+        // The frame format, and the legacy one (`lz4 -l`).
+        if starts([0x04, 0x22, 0x4D, 0x18]) || starts([0x02, 0x21, 0x4C, 0x18]) { return .lz4 }
         return nil
     }
 

@@ -41,7 +41,12 @@ extension InputFile {
     /// entry that cannot be examined (a dangling link) is an input error, and
     /// so is a directory that contributes no file at all. A path that does not
     /// exist is reported here, before any work, as an input error.
-    static func expand(_ arguments: [[UInt8]]) throws(AnalyzeError) -> [InputFile] {
+    ///
+    /// `lookalikes` gets, per directory, the names it skipped that look like
+    /// exports in another form (``isLookalike(_:)``), for a warning.
+    static func expand(
+        _ arguments: [[UInt8]], lookalikes: inout [(directory: String, names: [String])]
+    ) throws(AnalyzeError) -> [InputFile] {
         var files: [InputFile] = []
         var streams = StreamsSeen()
         for argument in arguments {
@@ -68,7 +73,9 @@ extension InputFile {
             }
             let prefix = argument.last == UInt8(ascii: "/") ? argument : argument + [UInt8(ascii: "/")]
             let before = files.count
-            for name in try directoryEntries(argument, shown: shown) {
+            let (names, skipped) = try directoryEntries(argument, shown: shown)
+            if !skipped.isEmpty { lookalikes.append((shown, skipped.map { String(decoding: $0, as: UTF8.self) })) }
+            for name in names {
                 let path = prefix + name
                 // Subdirectories, FIFOs and devices are skipped (a FIFO would
                 // block forever); an entry that cannot even be examined (a
@@ -88,9 +95,28 @@ extension InputFile {
         return files
     }
 
+    /// As ``expand(_:lookalikes:)``, with the lookalikes left out.
+    static func expand(_ arguments: [[UInt8]]) throws(AnalyzeError) -> [InputFile] {
+        var lookalikes: [(directory: String, names: [String])] = []
+        return try expand(arguments, lookalikes: &lookalikes)
+    }
+
     /// As ``expand(_:)-([[UInt8]])``, from paths as text.
     static func expand(_ arguments: [String]) throws(AnalyzeError) -> [InputFile] {
         try expand(arguments.map { Array($0.utf8) })
+    }
+
+    /// Whether a name a directory does not contribute looks like an export in
+    /// another form: it holds `.ndjson` or `.jsonl`, in any case
+    /// (`events.ndjson.zst`, `EVENTS.NDJSON.GZ`, `day.ndjson.gz.part` still
+    /// being written).
+    static func isLookalike(_ name: [UInt8]) -> Bool {
+        let lower = name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
+        return [".ndjson", ".jsonl"].contains { marker in
+            let marker = Array(marker.utf8)
+            return lower.count >= marker.count
+                && (0...(lower.count - marker.count)).contains { lower[$0..<($0 + marker.count)].elementsEqual(marker) }
+        }
     }
 
     /// Calls `body` with `path` as a C string (argv bytes hold no NUL).
@@ -125,23 +151,31 @@ extension InputFile {
         return parts.isEmpty ? "" : ", which holds " + parts.joined(separator: " and ")
     }
 
-    private static func directoryEntries(_ directory: [UInt8], shown: String) throws(AnalyzeError) -> [[UInt8]] {
+    /// The names of `directory` that it contributes, sorted byte-wise, and
+    /// the lookalikes it skips (``isLookalike(_:)``), sorted too.
+    private static func directoryEntries(_ directory: [UInt8], shown: String) throws(AnalyzeError)
+        -> (names: [[UInt8]], lookalikes: [[UInt8]])
+    {
         guard let handle = withCPath(directory, { opendir($0) }) else {
             throw .input("cannot read directory '\(shown)': \(String(cString: strerror(errno)))")
         }
         defer { closedir(handle) }
         var names: [[UInt8]] = []
+        var lookalikes: [[UInt8]] = []
         while let entry = readdir(handle) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 Array(raw.prefix(while: { $0 != 0 }))
             }
-            guard name.first != UInt8(ascii: "."),
-                  directorySuffixes.contains(where: { name.ends(with: Array($0.utf8)) })
-            else { continue }
-            names.append(name)
+            guard name.first != UInt8(ascii: ".") else { continue }
+            if directorySuffixes.contains(where: { name.ends(with: Array($0.utf8)) }) {
+                names.append(name)
+            } else if isLookalike(name) {
+                lookalikes.append(name)
+            }
         }
         names.sort { $0.lexicographicallyPrecedes($1) }
-        return names
+        lookalikes.sort { $0.lexicographicallyPrecedes($1) }
+        return (names, lookalikes)
     }
 }
 

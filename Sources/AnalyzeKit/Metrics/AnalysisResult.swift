@@ -10,10 +10,15 @@ public struct AnalysisResult: Sendable {
     /// The inputs in a format analyze does not read (``ForeignFormat``), in
     /// input order.
     public internal(set) var foreignInputs: [(file: String, format: ForeignFormat)] = []
+    /// Per input directory, the names it skipped that look like exports in
+    /// another form (``InputFile/isLookalike(_:)``).
+    public internal(set) var skippedLookalikes: [(directory: String, names: [String])] = []
 
     /// What the user should be told about this run beyond its results: see
     /// ``Analyzer/run(progress:warn:)``.
-    public var warnings: [String] { Analyzer.warnings(foreignInputs: foreignInputs, quality: quality) }
+    public var warnings: [String] {
+        Analyzer.warnings(skippedLookalikes: skippedLookalikes, foreignInputs: foreignInputs, quality: quality)
+    }
 
     /// Computes every metric from the merged partial of a whole run. Its
     /// duplicates are settled first (which copy of each event is kept, and

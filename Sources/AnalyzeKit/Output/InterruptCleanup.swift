@@ -70,6 +70,10 @@ public enum InterruptCleanup {
     /// renames then reports that the outputs were written.
     static func markOutputsWritten() { analyze_interrupt_mark_outputs_written() }
 
+    /// Tells the crash handler that the outputs are being renamed into place:
+    /// it then removes nothing (the temporary names may hold old outputs).
+    static func setRenaming(_ active: Bool) { analyze_interrupt_set_renaming(active ? 1 : 0) }
+
     /// Tells the cleanup whether a progress line may be on standard error (a
     /// terminal): the interrupt message then erases it instead of starting a
     /// new line.

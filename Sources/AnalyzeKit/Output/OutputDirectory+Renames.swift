@@ -36,6 +36,8 @@ extension OutputDirectory {
         defer { if directory >= 0 { close(directory) } }
         let locked = directory >= 0 && lockForRenames(directory)
         try InterruptCleanup.withInterruptsHeld { () throws(AnalyzeError) in
+            InterruptCleanup.setRenaming(true)
+            defer { InterruptCleanup.setRenaming(false) }  // after the one below
             /// Temporary names that hold an earlier output which could not be
             /// put back: kept, not removed with the others.
             var stranded: [String] = []

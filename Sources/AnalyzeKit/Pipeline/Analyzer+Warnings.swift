@@ -3,16 +3,27 @@
 /// `--max-reject-rate`. Like every message, they name files and counts, never
 /// input content.
 extension Analyzer {
-    /// Warnings about a finished run: inputs in a format analyze does not
-    /// read, and a run whose every line was rejected (with exit 0 by default,
-    /// since `--max-reject-rate` is 1.0, and a report of nothing). Without
-    /// `quality`, the inputs only.
-    static func warnings(foreignInputs: [(file: String, format: ForeignFormat)], quality: QualityReport?) -> [String] {
-        var warnings = foreignInputs.map { $0.format.warning(about: $0.file) }
+    /// Warnings about a finished run: files skipped in input directories
+    /// that look like exports in another form, inputs in a format analyze
+    /// does not read, and a run whose every line was rejected (with exit 0 by
+    /// default, since `--max-reject-rate` is 1.0, and a report of nothing).
+    /// Without `quality`, the inputs only.
+    static func warnings(
+        skippedLookalikes: [(directory: String, names: [String])],
+        foreignInputs: [(file: String, format: ForeignFormat)], quality: QualityReport?
+    ) -> [String] {
+        var warnings = skippedLookalikes.map { directory, names in
+            let shown = names.prefix(3).map { "'\($0)'" }.joined(separator: ", ") + (names.count > 3 ? ", …" : "")
+            let patterns = InputFile.directorySuffixes.map { "*" + $0 }.joined(separator: ", ")
+            let what = names.count == 1 ? "1 file in '\(directory)' that looks like an export but is"
+                : "\(names.count) files in '\(directory)' that look like exports but are"
+            return "skipped \(what) not named \(patterns) (\(shown)); a directory contributes only those"
+        }
+        warnings += foreignInputs.map { $0.format.warning(about: $0.file) }
         if let quality, quality.lines > 0 && quality.rejected == quality.lines {
             warnings.append(
-                "every one of the \(quality.lines) lines was rejected (\(quality.rejectionCounts)); "
-                    + "is this an Adapty event export? rejects.csv says which line failed and why")
+                (quality.lines == 1 ? "the only line was rejected" : "every one of the \(quality.lines) lines was rejected")
+                    + " (\(quality.rejectionCounts)); is this an Adapty event export? rejects.csv says which line failed and why")
         }
         return warnings
     }
@@ -25,7 +36,8 @@ extension Analyzer {
     }
 
     /// `part` ÷ `whole` as a percentage with two decimals, rounded half up;
-    /// "< 0.01 %" for a share too small to show as more than none.
+    /// "< 0.01 %" for a share too small to show as more than none, and
+    /// "> 99.99 %" for one too large to show as less than all.
     static func percent(_ part: Int, of whole: Int) -> String {
         guard whole > 0 else { return "0.00 %" }
         let (product, overflow) = part.multipliedReportingOverflow(by: 10_000)
@@ -33,6 +45,7 @@ extension Analyzer {
             ? Int((Double(part) / Double(whole) * 10_000).rounded())
             : (product + whole / 2) / whole
         if hundredths == 0 && part > 0 { return "< 0.01 %" }
+        if hundredths == 10_000 && part < whole { return "> 99.99 %" }
         let fraction = hundredths % 100
         return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) %"
     }

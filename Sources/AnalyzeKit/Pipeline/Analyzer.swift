@@ -52,13 +52,13 @@ public struct Analyzer: Sendable {
         let output = OutputDirectory(path: options.outputDirectory)
         try output.checkWritable()
         let workers = min(options.threads, options.maximumWorkers)
-        try FileDescriptorHeadroom.check(workers: workers)
         try ThreadHeadroom.check(threads: ThreadHeadroom.needed(workers: workers), workers: workers)
         let result = try analyze(progress: progress)
         let quality = result.quality
         if options.maxRejectRate.isExceeded(rejected: quality.rejected, lines: quality.lines) {
             // Its message gives the rejections, so only the inputs are warned about.
-            for warning in Self.warnings(foreignInputs: result.foreignInputs, quality: nil) { warn(warning) }
+            for warning in Self.warnings(
+                skippedLookalikes: result.skippedLookalikes, foreignInputs: result.foreignInputs, quality: nil) { warn(warning) }
             throw .rejectRateExceeded(Self.rejectRateMessage(quality: quality, limit: options.maxRejectRate))
         }
         for warning in result.warnings { warn(warning) }
@@ -69,7 +69,9 @@ public struct Analyzer: Sendable {
     /// Reads and aggregates every input; writes nothing.
     public func analyze(progress: Progress? = nil) throws(AnalyzeError) -> AnalysisResult {
         analyze_return_large_blocks_to_the_system()
-        let files = try InputFile.expand(options.pathBytes)
+        var lookalikes: [(directory: String, names: [String])] = []
+        let files = try InputFile.expand(options.pathBytes, lookalikes: &lookalikes)
+        try FileDescriptorHeadroom.check(inputsAtOnce: min(options.threads, options.maximumWorkers, files.count))
         let (partials, bytesRead, bytesDecoded, foreignInputs) = try parse(files, progress: progress)
         // Merge into the largest partial (the merge is associative and
         // commutative). The partials are consumed, not copied: a second
@@ -85,6 +87,7 @@ public struct Analyzer: Sendable {
             merged: consume merged, files: files, bytesRead: bytesRead, bytesDecoded: bytesDecoded,
             timeZone: options.timeZone)
         result.foreignInputs = foreignInputs
+        result.skippedLookalikes = lookalikes
         return result
     }
 

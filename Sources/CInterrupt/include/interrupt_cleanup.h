@@ -29,8 +29,9 @@ int analyze_interrupt_install(int stderr_is_terminal);
 /// Installs handlers for the signals of a crash (SIGILL, SIGTRAP, SIGABRT,
 /// SIGSEGV, SIGBUS, SIGFPE): a trap, most often memory running out under an
 /// address-space limit (a Swift allocation that fails traps), else a bug. The
-/// handler removes the remembered files and directories (not while a held
-/// section runs: renames may be half done), writes one line saying what
+/// handler removes the remembered files and directories (not while the outputs
+/// are renamed: some may be in place, the old ones under temporary names),
+/// writes one line saying what
 /// stopped the run, calls the handler that was there before (the Swift
 /// runtime's backtracer, where a build has it), and then lets the signal take
 /// its default action, so the process ends as the signal would end it (128 +
@@ -55,6 +56,9 @@ void analyze_interrupt_unregister_directory(int slot);
 /// thread takes; sections may nest).
 void analyze_interrupt_hold(void);
 void analyze_interrupt_release(void);
+
+/// The outputs are being renamed into place (1) or not (0), for the crash handler.
+void analyze_interrupt_set_renaming(int active);
 
 /// Every output is in place: an interrupt that waited for the renames reports that.
 void analyze_interrupt_mark_outputs_written(void);
