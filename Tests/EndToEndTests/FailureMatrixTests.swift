@@ -177,11 +177,14 @@ final class FailureMatrixTests: XCTestCase {
         XCTAssertEqual(mkfifo(others + "/pipe.ndjson", 0o644), 0)
         try FileManager.default.copyItem(atPath: example("basic/events.ndjson"), toPath: others + "/.hidden.ndjson")
         try FileManager.default.copyItem(atPath: example("basic/events.ndjson"), toPath: others + "/events.json")
+        try FileManager.default.copyItem(atPath: example("basic/events.ndjson"), toPath: others + "/day.ndjson.gz.part")
         run = try Child.run(analyze, ["--out", out, others], timeout: 60)
         assertFailure(run, exit: 2, mentions: ["no export files", "'\(others)'"], out: out, before: before, "no export names")
         // What it holds instead is counted (dot-files are not), so that a
-        // folder of day folders says why nothing was found.
-        XCTAssertTrue(run.stderr.hasSuffix("'\(others)', which holds 1 subdirectory (not searched) and 2 other files\n"), run.stderr)
+        // folder of day folders says why nothing was found; a file that
+        // looks like an export in another form is named.
+        XCTAssertTrue(run.stderr.hasSuffix("'\(others)', which holds 1 subdirectory (not searched) and 3 other files; "
+                                           + "'day.ndjson.gz.part' looks like an export in another form\n"), run.stderr)
 
         // Also beside a directory that has exports: the missing one is named.
         let full = scratch.path + "/full"
@@ -527,13 +530,19 @@ final class FailureMatrixTests: XCTestCase {
         for (free, threads) in [(1, "1"), (3, "1"), (3, "2")] {
             let run = try Child.run("/usr/bin/prlimit", ["--nofile=\(3 + free)", analyze, "--threads", threads, "--out", out, sampleExport])
             assertFailure(run, exit: 2, mentions: ["only \(free) file descriptor", "of the \(3 + free) this process may open (ulimit -n)",
-                                                   "this run needs 4 (3 for its thread pool and 1 for its input)"],
+                                                   "this run needs 4 (3 for its thread pool and 1 for the input it reads)"],
                           out: out, before: before, "\(free) free")
         }
         // Enough of them: the run goes ahead (regression: the check asked
         // for one per worker, and refused runs that had worked).
         let run = try Child.run("/usr/bin/prlimit", ["--nofile=7", analyze, "--threads", "2", "--out", out, sampleExport])
         XCTAssertEqual(run.exitCode, 0, run.stderr)
+        // On a terminal the progress line's timer has opened Dispatch's three
+        // before the check, which counts them once (regression: twice, and
+        // this run, which worked, was refused).
+        let onTerminal = try Child("/usr/bin/prlimit", ["--nofile=7", analyze, "--threads", "1", "--out", out, sampleExport],
+                                   stderr: .terminal(columns: 80)).wait(timeout: 60)
+        XCTAssertEqual(onTerminal.exitCode, 0, onTerminal.stderr)
         XCTAssertNotEqual(Scratch.snapshot(out), before)
     }
 

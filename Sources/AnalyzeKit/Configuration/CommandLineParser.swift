@@ -197,7 +197,8 @@ public enum CommandLineParser {
         A <path> is a file (gzip is detected by its content), a directory (its
         *.ndjson, *.ndjson.gz, *.jsonl and *.jsonl.gz files, in name order; not
         its subdirectories), or - for standard input. Other compressed formats
-        and archives (zstd, xz, bzip2, zip, tar) are not read: unpack them first.
+        and archives (zstd, xz, bzip2, lz4, zip, 7z, tar) are not read: unpack
+        them first.
 
         Options:
           --out DIR            where the CSVs go (default: ./analyze-out;

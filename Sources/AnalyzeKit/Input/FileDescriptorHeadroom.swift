@@ -22,8 +22,12 @@ enum FileDescriptorHeadroom {
     /// input: the smaller of the workers and the inputs). Opens `/dev/null`
     /// that many times and closes them again; where it cannot be opened for
     /// another reason (a chroot without it), nothing is checked.
+    ///
+    /// Dispatch's own are not counted again when it already has them (its
+    /// epoll is open: a progress line's timer started it before the run).
     static func check(inputsAtOnce: Int) throws(AnalyzeError) {
-        let needed = dispatchDescriptors + inputsAtOnce
+        let forDispatch = dispatchIsOpen() ? 0 : dispatchDescriptors
+        let needed = forDispatch + inputsAtOnce
         var opened: [Int32] = []
         defer { for descriptor in opened { close(descriptor) } }
         var failure: Int32 = 0
@@ -40,9 +44,30 @@ enum FileDescriptorHeadroom {
         let shownLimit = getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 && limit.rlim_cur != rlim_t.max
             ? " of the \(limit.rlim_cur) this process may open (ulimit -n)" : ""
         let which = failure == ENFILE ? "the system's open-file table is full" : "only \(opened.count) file \(opened.count == 1 ? "descriptor is" : "descriptors are") free\(shownLimit)"
+        let forInputs = inputsAtOnce == 1 ? "1 for the input it reads" : "1 for each of the \(inputsAtOnce) inputs it reads at once"
         throw .input(
-            "\(which); this run needs \(needed) (\(dispatchDescriptors) for its thread pool and "
-                + (inputsAtOnce == 1 ? "1 for its input" : "1 for each of the \(inputsAtOnce) inputs it reads at once")
+            "\(which); this run needs \(needed) ("
+                + (forDispatch > 0 ? "\(forDispatch) for its thread pool and \(forInputs)" : forInputs)
                 + "); no output written")
+    }
+
+    /// Whether Dispatch's event loop is open already: an `anon_inode:[eventpoll]`
+    /// among this process's descriptors (no other part of analyze makes one).
+    /// False where `/proc` cannot say.
+    static func dispatchIsOpen() -> Bool {
+        guard let handle = opendir("/proc/self/fd") else { return false }
+        defer { closedir(handle) }
+        var target = [CChar](repeating: 0, count: 64)
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            let length = readlink("/proc/self/fd/" + name, &target, target.count)
+            guard length > 0 else { continue }
+            if String(decoding: target.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self) == "anon_inode:[eventpoll]" {
+                return true
+            }
+        }
+        return false
     }
 }

@@ -89,7 +89,10 @@ extension InputFile {
             // replace the last good one (docs/data-model.md).
             guard files.count > before else {
                 let patterns = directorySuffixes.map { "*" + $0 }.joined(separator: ", ")
-                throw .input("no export files (\(patterns)) in directory '\(shown)'" + skippedEntries(in: prefix))
+                let named = skipped.prefix(3).map { "'\(String(decoding: $0, as: UTF8.self))'" }.joined(separator: ", ")
+                    + (skipped.count > 3 ? ", …" : "")
+                throw .input("no export files (\(patterns)) in directory '\(shown)'" + skippedEntries(in: prefix)
+                    + (skipped.isEmpty ? "" : "; \(named) \(skipped.count == 1 ? "looks like an export" : "look like exports") in another form"))
             }
         }
         return files
@@ -104,6 +107,12 @@ extension InputFile {
     /// As ``expand(_:)-([[UInt8]])``, from paths as text.
     static func expand(_ arguments: [String]) throws(AnalyzeError) -> [InputFile] {
         try expand(arguments.map { Array($0.utf8) })
+    }
+
+    /// Whether `path` is a regular file, or a link to one.
+    private static func isRegularFile(_ path: [UInt8]) -> Bool {
+        var info = stat()
+        return withCPath(path, { stat($0, &info) }) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 
     /// Whether a name a directory does not contribute looks like an export in
@@ -169,7 +178,7 @@ extension InputFile {
             guard name.first != UInt8(ascii: ".") else { continue }
             if directorySuffixes.contains(where: { name.ends(with: Array($0.utf8)) }) {
                 names.append(name)
-            } else if isLookalike(name) {
+            } else if isLookalike(name), isRegularFile(directory + [UInt8(ascii: "/")] + name) {
                 lookalikes.append(name)
             }
         }

@@ -44,8 +44,10 @@ extension OutputDirectory {
             defer {
                 // The temporary names now hold the earlier outputs (after
                 // exchanges) or this run's files (after a failure), or nothing.
-                for file in pending where !stranded.contains(file.temporary) {
-                    unlink(file.temporary)
+                for file in pending {
+                    // A stranded name holds the only copy of an earlier output:
+                    // kept, and forgotten by the cleanup, which would remove it.
+                    if !stranded.contains(file.temporary) { unlink(file.temporary) }
                     InterruptCleanup.unregister(file.slot)
                 }
                 if locked { flock(directory, LOCK_UN) }
