@@ -43,7 +43,8 @@ enum FileDescriptorHeadroom {
         var limit = rlimit()
         let shownLimit = getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 && limit.rlim_cur != rlim_t.max
             ? " of the \(limit.rlim_cur) this process may open (ulimit -n)" : ""
-        let which = failure == ENFILE ? "the system's open-file table is full" : "only \(opened.count) file \(opened.count == 1 ? "descriptor is" : "descriptors are") free\(shownLimit)"
+        let free = "\(opened.count) file \(opened.count == 1 ? "descriptor is" : "descriptors are") free"
+        let which = failure == ENFILE ? "the system's open-file table is full" : "only \(free)\(shownLimit)"
         let forInputs = inputsAtOnce == 1 ? "1 for the input it reads" : "1 for each of the \(inputsAtOnce) inputs it reads at once"
         throw .input(
             "\(which); this run needs \(needed) ("
