@@ -185,6 +185,13 @@ static void on_crash(int signal, siginfo_t *info, void *context) {
     sigemptyset(&fallback.sa_mask);
     sigaction(signal, &fallback, NULL);
     raise(signal);
+    // Taken here, not after returning: the earlier handler may have left the
+    // signal blocked for the return (the backtracer, given a signal sent with
+    // kill(2) to the thread that waits in sigwait, let the run go on).
+    sigset_t only;
+    sigemptyset(&only);
+    sigaddset(&only, signal);
+    pthread_sigmask(SIG_UNBLOCK, &only, NULL);
 }
 
 int analyze_crash_install(void) {

@@ -79,9 +79,7 @@ struct OutputDirectory {
         var created: [(path: String, slot: Int?)] = []
         defer { for directory in created { InterruptCleanup.unregisterDirectory(directory.slot) } }
         do throws(AnalyzeError) {
-            try createDirectories(path) { directory, remember in
-                created.append((directory, remember ? InterruptCleanup.registerDirectory(directory) : nil))
-            }
+            try createDirectories(path) { directory, slot in created.append((directory, slot)) }
             try writeFiles(files)
         } catch {
             for directory in created.reversed() { rmdir(directory.path) }  // innermost first
@@ -117,14 +115,22 @@ struct OutputDirectory {
                 // Created, never opened (`O_EXCL`): whatever might stand under
                 // the name is not followed, truncated or removed, and no FIFO
                 // there blocks the open while an interrupt waits. (Nothing
-                // should: the name is new to this run.) Created and remembered
+                // should: the name is new to this run.) Remembered and created
                 // while an interrupt waits: the thread that cleans up runs
                 // beside this one, and a file created just after its removals
-                // would stay.
+                // would stay. Remembered first: a crash's handler, which takes
+                // no lock, may run between the two, and removing a name not
+                // yet made is harmless, a file made and not remembered is left.
                 let fd = try InterruptCleanup.withInterruptsHeld { () throws(AnalyzeError) in
-                    let fd = try Self.create(temporary)
-                    written.append(PendingOutput(temporary: temporary, final: final, slot: InterruptCleanup.register(temporary)))
-                    return fd
+                    let slot = InterruptCleanup.register(temporary)
+                    do throws(AnalyzeError) {
+                        let fd = try Self.create(temporary)
+                        written.append(PendingOutput(temporary: temporary, final: final, slot: slot))
+                        return fd
+                    } catch {
+                        InterruptCleanup.unregister(slot)
+                        throw error
+                    }
                 }
                 Self.setPermissions(on: fd, replacing: final, newFileMode: newFileMode)
                 try Self.write(file, to: fd, at: temporary)
@@ -178,12 +184,13 @@ struct OutputDirectory {
     }
 
     /// Creates `directory` and its missing ancestors, outermost first,
-    /// calling `created` with each one made here and whether the interrupt
-    /// cleanup should remember it: the innermost ones its table holds, which
-    /// `rmdir` can remove in turn (with the outermost remembered instead, an
-    /// `--out` deeper than the table would have left every new level).
+    /// calling `created` with each one made here and its slot in the
+    /// interrupt cleanup's table, where the innermost ones are remembered
+    /// (the table's capacity): `rmdir` can remove them in turn (with the
+    /// outermost remembered instead, an `--out` deeper than the table would
+    /// have left every new level).
     private func createDirectories(
-        _ directory: String, created: (String, _ remember: Bool) -> Void
+        _ directory: String, created: (String, _ slot: Int?) -> Void
     ) throws(AnalyzeError) {
         var missing: [String] = []  // innermost first
         var info = stat()
@@ -195,14 +202,22 @@ struct OutputDirectory {
             ancestor = parent
         }
         for (depth, level) in missing.reversed().enumerated() {
-            // Made and remembered while an interrupt waits: one between the
+            // Remembered and made while an interrupt waits: one between the
             // two would leave the directory behind (seen in CI, about 1 run in
-            // 500 signalled just as the directory appeared).
+            // 500 signalled just as the directory appeared). Remembered first,
+            // for a crash's handler, which takes no lock (in CI a crash just
+            // as the directory appeared left it); forgotten when not made here.
             try InterruptCleanup.withInterruptsHeld { () throws(AnalyzeError) in
+                let remember = depth >= missing.count - InterruptCleanup.capacity
+                let slot = remember ? InterruptCleanup.registerDirectory(level) : nil
                 if mkdir(level, 0o755) == 0 {
-                    created(level, depth >= missing.count - InterruptCleanup.capacity)
-                } else if errno != EEXIST {
-                    throw .input("cannot create '\(level)': \(String(cString: strerror(errno)))")
+                    created(level, slot)
+                    return
+                }
+                let failure = errno
+                InterruptCleanup.unregisterDirectory(slot)
+                if failure != EEXIST {
+                    throw .input("cannot create '\(level)': \(String(cString: strerror(failure)))")
                 }
             }
         }
