@@ -6,6 +6,20 @@ import XCTest
 final class CommandLineTests: XCTestCase {
     private let csvNames = ["installs.csv", "profile_switches.csv", "quiz_answers.csv", "quality.csv", "rejects.csv"]
 
+    /// Runs `/bin/sh -c script` with `arguments` ($0, $1, …); its exit
+    /// status and standard error.
+    private func shell(_ script: String, _ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script] + arguments
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, stderr)
+    }
+
     private func sample(_ name: String) -> String {
         AnalyzeBinary.repositoryRoot.appendingPathComponent("sample-data").appendingPathComponent(name).path
     }
@@ -179,17 +193,10 @@ final class CommandLineTests: XCTestCase {
         }
         // From a pipe that delivers the magic number in pieces: the same
         // warning (regression: only the first read's bytes were looked at).
-        let split = Process()
-        split.executableURL = URL(fileURLWithPath: "/bin/sh")
-        split.arguments = ["-c", #"(head -c 2 "$1"; sleep 0.3; tail -c +3 "$1") | "$0" --quiet --out "$2" -"#,
-                           AnalyzeBinary.url.path, input, scratch.path + "/piped"]
-        let errors = Pipe()
-        split.standardError = errors
-        try split.run()
-        let piped = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        split.waitUntilExit()
-        XCTAssertEqual(split.terminationStatus, 0, piped)
-        XCTAssertTrue(piped.hasPrefix("analyze: warning: '-' looks like zstd data"), piped)
+        let piped = try shell(#"(head -c 2 "$1"; sleep 0.3; tail -c +3 "$1") | "$0" --quiet --out "$2" -"#,
+                              [AnalyzeBinary.url.path, input, scratch.path + "/piped"])
+        XCTAssertEqual(piped.status, 0, piped.stderr)
+        XCTAssertTrue(piped.stderr.hasPrefix("analyze: warning: '-' looks like zstd data"), piped.stderr)
         // Over --max-reject-rate: the format is still named, before the error.
         let run = try AnalyzeBinary.run(["--quiet", "--max-reject-rate", "0.5", "--out", scratch.path + "/failed", input])
         XCTAssertEqual(run.status, 3, run.stderr)
@@ -245,15 +252,8 @@ final class CommandLineTests: XCTestCase {
             status=0; "$4" --quiet --out "$dir-out" "$name" 2> out-error || status=$?
             test "$status" = 1 && test ! -e "$dir-out"
             """#
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script, "sh", scratch.path, good, bad, AnalyzeBinary.url.path]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, stderr)
+        let made = try shell(script, ["sh", scratch.path, good, bad, AnalyzeBinary.url.path])
+        XCTAssertEqual(made.status, 0, made.stderr)
         // An --out that is not UTF-8: exit 1 (above), and nothing written anywhere.
         XCTAssertEqual(try String(contentsOfFile: scratch.path + "/out-error", encoding: .utf8),
                        "analyze: the --out directory 'd\u{FFFD}r-out' is not valid UTF-8; give one whose name is\n"
