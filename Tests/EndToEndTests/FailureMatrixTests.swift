@@ -927,12 +927,7 @@ final class FailureMatrixTests: XCTestCase {
         let (out, before) = try establishedOutput(scratch)
         let text = try Data(contentsOf: URL(fileURLWithPath: example("basic/events.ndjson")))
         for (signal, code) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143)), (SIGHUP, Int32(129)), (SIGXCPU, Int32(152))] {
-            // Standard input stays open: the run is certainly still reading.
-            let child = try Child(analyze, ["--out", out, "-"], stdin: .pipe)
-            child.writeToStandardInput(text)
-            child.waitUntilHandlingSignals()
-            child.send(signal)
-            let run = child.wait()
+            let run = try runSignalledWhileReading(text, into: out, signal)
             XCTAssertEqual(run.exitCode, code, "signal \(signal): \(run.stderr)")
             XCTAssertEqual(run.stderr, signal == SIGXCPU ? "analyze: stopped at the CPU time limit; no output written\n"
                                                          : "analyze: interrupted; no output written\n")
@@ -940,6 +935,16 @@ final class FailureMatrixTests: XCTestCase {
             XCTAssertFalse(run.stderr.hasPrefix("\n"), run.stderr.debugDescription)
             assertOutput(out, equals: before, "signal \(signal) while reading")
         }
+    }
+
+    /// Runs over `text` on a standard input that stays open (so the run is
+    /// certainly still reading) and sends `signal` once the signals are taken.
+    private func runSignalledWhileReading(_ text: Data, into out: String, _ signal: Int32) throws -> ChildResult {
+        let child = try Child(analyze, ["--out", out, "-"], stdin: .pipe)
+        child.writeToStandardInput(text)
+        child.waitUntilHandlingSignals()
+        child.send(signal)
+        return child.wait()
     }
 
     /// A crash (a trap: most often a failed allocation under `ulimit -v`)
@@ -967,19 +972,15 @@ final class FailureMatrixTests: XCTestCase {
         let (out, before) = try establishedOutput(scratch)
         let text = try Data(contentsOf: URL(fileURLWithPath: example("basic/events.ndjson")))
         for (signal, name) in [(SIGILL, "SIGILL"), (SIGABRT, "SIGABRT"), (SIGSEGV, "SIGSEGV"), (SIGBUS, "SIGBUS")] {
-            let child = try Child(analyze, ["--out", out, "-"], stdin: .pipe)
-            child.writeToStandardInput(text)
-            child.waitUntilHandlingSignals()
-            child.send(signal)
-            let run = child.wait()
+            let run = try runSignalledWhileReading(text, into: out, signal)
             XCTAssertEqual(run.signal, signal, "\(name): \(run.stderr)")
             XCTAssertTrue(run.stderr.hasPrefix("analyze: stopped by \(name) (most often memory running out under an address-space "
                                                + "limit such as ulimit -v, else a bug); no output written\n"), run.stderr)
             assertOutput(out, equals: before, "\(name) while reading")
         }
         // While writing: the temporary files and the directories made go.
-        // (Retried when faster than the signal, or caught in a held section,
-        // a directory being made, where nothing is removed.)
+        // (Retried when faster than the signal, or caught during the renames,
+        // where nothing is removed.)
         guard let (run, top) = try runSignalledWhileWriting(scratch, SIGSEGV, stopped: { $0.stderr.contains("; no output written\n") })
         else { return XCTFail("no run of 5 was stopped before its renames") }
         XCTAssertEqual(run.signal, SIGSEGV, run.stderr)

@@ -22,6 +22,8 @@ public struct AnalyzeOptions: Sendable, Equatable {
     /// cores `--threads 8` took 8 % longer than `--threads 2` before this cap.
     /// Tests raise it to drive many-partial merges through the whole pipeline.
     var maximumWorkers = AnalyzeOptions.activeCores
+    /// The workers a run uses: `threads`, at most ``maximumWorkers``.
+    var workers: Int { min(threads, maximumWorkers) }
     /// What one run can hold before it stops with exit 2 (``RunCapacity``):
     /// the record layout's limits. Tests lower them to reach them.
     var capacity = RunCapacity.standard

@@ -32,6 +32,13 @@ public struct InputFile: Sendable, Hashable {
 extension InputFile {
     /// The names a directory contributes: NDJSON exports, plain or gzip.
     static let directorySuffixes = [".ndjson", ".ndjson.gz", ".jsonl", ".jsonl.gz"]
+    /// The same as patterns, for messages: "*.ndjson, *.ndjson.gz, …".
+    static let directoryPatterns = directorySuffixes.map { "*" + $0 }.joined(separator: ", ")
+
+    /// Up to three names, quoted, then "…" when there are more: for messages.
+    static func listed(_ names: [String]) -> String {
+        names.prefix(3).map { "'\($0)'" }.joined(separator: ", ") + (names.count > 3 ? ", …" : "")
+    }
 
     /// Expands command-line paths into the files to read, in input order.
     ///
@@ -88,10 +95,8 @@ extension InputFile {
             // did not arrive: an input error, not an empty report that would
             // replace the last good one (docs/data-model.md).
             guard files.count > before else {
-                let patterns = directorySuffixes.map { "*" + $0 }.joined(separator: ", ")
-                let named = skipped.prefix(3).map { "'\(String(decoding: $0, as: UTF8.self))'" }.joined(separator: ", ")
-                    + (skipped.count > 3 ? ", …" : "")
-                throw .input("no export files (\(patterns)) in directory '\(shown)'" + skippedEntries(in: prefix)
+                let named = listed(skipped.map { String(decoding: $0, as: UTF8.self) })
+                throw .input("no export files (\(directoryPatterns)) in directory '\(shown)'" + skippedEntries(in: argument)
                     + (skipped.isEmpty ? "" : "; \(named) \(skipped.count == 1 ? "looks like an export" : "look like exports") in another form"))
             }
         }
@@ -121,11 +126,7 @@ extension InputFile {
     /// being written).
     static func isLookalike(_ name: [UInt8]) -> Bool {
         let lower = name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
-        return [".ndjson", ".jsonl"].contains { marker in
-            let marker = Array(marker.utf8)
-            return lower.count >= marker.count
-                && (0...(lower.count - marker.count)).contains { lower[$0..<($0 + marker.count)].elementsEqual(marker) }
-        }
+        return [".ndjson", ".jsonl"].contains { lower.firstRange(of: Array($0.utf8)) != nil }
     }
 
     /// Calls `body` with `path` as a C string (argv bytes hold no NUL).
@@ -135,19 +136,27 @@ extension InputFile {
         }
     }
 
-    /// Names in `directory` that look like exports, byte-wise sorted.
-    /// For the message about a directory with no export in it: what it
-    /// holds instead, as ", which holds 2 subdirectories (not searched) and
-    /// 1 other file"; empty when it holds nothing but dot-files.
-    private static func skippedEntries(in prefix: [UInt8]) -> String {
-        guard let handle = withCPath(prefix, { opendir($0) }) else { return "" }
+    /// Calls `body` with the name of each entry of `directory` but the
+    /// dot-files (`.`, `..` and hidden names); false when it cannot be opened.
+    private static func forEachVisibleEntry(of directory: [UInt8], _ body: ([UInt8]) -> Void) -> Bool {
+        guard let handle = withCPath(directory, { opendir($0) }) else { return false }
         defer { closedir(handle) }
-        var (directories, others) = (0, 0)
         while let entry = readdir(handle) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
-            guard name.first != UInt8(ascii: ".") else { continue }
+            if name.first != UInt8(ascii: ".") { body(name) }
+        }
+        return true
+    }
+
+    /// For the message about a directory with no export in it: what it
+    /// holds instead, as ", which holds 2 subdirectories (not searched) and
+    /// 1 other file"; empty when it holds nothing but dot-files. (Read again
+    /// only on this failure, so a run never stats the names it skips.)
+    private static func skippedEntries(in directory: [UInt8]) -> String {
+        var (directories, others) = (0, 0)
+        _ = forEachVisibleEntry(of: directory) { name in
             var info = stat()
-            if withCPath(prefix + name, { stat($0, &info) }) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
+            if withCPath(directory + [UInt8(ascii: "/")] + name, { stat($0, &info) }) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
                 directories += 1
             } else {
                 others += 1
@@ -161,26 +170,22 @@ extension InputFile {
     }
 
     /// The names of `directory` that it contributes, sorted byte-wise, and
-    /// the lookalikes it skips (``isLookalike(_:)``), sorted too.
+    /// the lookalikes it skips (``isLookalike(_:)``, regular files only),
+    /// sorted too.
     private static func directoryEntries(_ directory: [UInt8], shown: String) throws(AnalyzeError)
         -> (names: [[UInt8]], lookalikes: [[UInt8]])
     {
-        guard let handle = withCPath(directory, { opendir($0) }) else {
-            throw .input("cannot read directory '\(shown)': \(String(cString: strerror(errno)))")
-        }
-        defer { closedir(handle) }
         var names: [[UInt8]] = []
         var lookalikes: [[UInt8]] = []
-        while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                Array(raw.prefix(while: { $0 != 0 }))
-            }
-            guard name.first != UInt8(ascii: ".") else { continue }
+        let opened = forEachVisibleEntry(of: directory) { name in
             if directorySuffixes.contains(where: { name.ends(with: Array($0.utf8)) }) {
                 names.append(name)
             } else if isLookalike(name), isRegularFile(directory + [UInt8(ascii: "/")] + name) {
                 lookalikes.append(name)
             }
+        }
+        guard opened else {
+            throw .input("cannot read directory '\(shown)': \(String(cString: strerror(errno)))")
         }
         names.sort { $0.lexicographicallyPrecedes($1) }
         lookalikes.sort { $0.lexicographicallyPrecedes($1) }

@@ -13,11 +13,10 @@ extension Analyzer {
         foreignInputs: [(file: String, format: ForeignFormat)], quality: QualityReport?
     ) -> [String] {
         var warnings = skippedLookalikes.map { directory, names in
-            let shown = names.prefix(3).map { "'\($0)'" }.joined(separator: ", ") + (names.count > 3 ? ", …" : "")
-            let patterns = InputFile.directorySuffixes.map { "*" + $0 }.joined(separator: ", ")
             let what = names.count == 1 ? "1 file in '\(directory)' that looks like an export but is"
                 : "\(names.count) files in '\(directory)' that look like exports but are"
-            return "skipped \(what) not named \(patterns) (\(shown)); a directory contributes only those"
+            return "skipped \(what) not named \(InputFile.directoryPatterns) (\(InputFile.listed(names))); "
+                + "a directory contributes only those"
         }
         warnings += foreignInputs.map { $0.format.warning(about: $0.file) }
         if let quality, quality.lines > 0 && quality.rejected == quality.lines {

@@ -51,8 +51,7 @@ public struct Analyzer: Sendable {
     public func run(progress: Progress? = nil, warn: (String) -> Void = { _ in }) throws(AnalyzeError) -> AnalysisResult {
         let output = OutputDirectory(path: options.outputDirectory)
         try output.checkWritable()
-        let workers = min(options.threads, options.maximumWorkers)
-        try ThreadHeadroom.check(threads: ThreadHeadroom.needed(workers: workers), workers: workers)
+        try ThreadHeadroom.check(workers: options.workers)
         let result = try analyze(progress: progress)
         let quality = result.quality
         if options.maxRejectRate.isExceeded(rejected: quality.rejected, lines: quality.lines) {
@@ -71,7 +70,7 @@ public struct Analyzer: Sendable {
         analyze_return_large_blocks_to_the_system()
         var lookalikes: [(directory: String, names: [String])] = []
         let files = try InputFile.expand(options.pathBytes, lookalikes: &lookalikes)
-        try FileDescriptorHeadroom.check(inputsAtOnce: min(options.threads, options.maximumWorkers, files.count))
+        try FileDescriptorHeadroom.check(inputsAtOnce: min(options.workers, files.count))
         let (partials, bytesRead, bytesDecoded, foreignInputs) = try parse(files, progress: progress)
         // Merge into the largest partial (the merge is associative and
         // commutative). The partials are consumed, not copied: a second
@@ -98,7 +97,7 @@ public struct Analyzer: Sendable {
             foreignInputs: [(file: String, format: ForeignFormat)])
     {
         // More workers than cores would only cost memory and merge time.
-        let workers = min(options.threads, options.maximumWorkers)
+        let workers = options.workers
         let poolSize = ChunkFeed.poolSize(workers: workers, files: files.count)
         let chunks = BlockingPool((0..<poolSize).map { _ in Chunk(capacity: Chunk.defaultCapacity) })
         if let progress { progress.totalBytes.store(Self.totalSize(of: files), ordering: .relaxed) }

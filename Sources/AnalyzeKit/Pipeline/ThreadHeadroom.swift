@@ -16,16 +16,15 @@ import Musl
 /// with a message when it cannot. A limit met later in the run, by memory the
 /// run has since taken, is not found here.
 enum ThreadHeadroom {
-    /// Dispatch's threads for a run with `workers` workers, besides the
-    /// calling thread and the one that takes signals: a run waits for ever
-    /// with fewer than two (one worker or two), and takes seconds with two
-    /// for two workers, but finishes.
-    static func needed(workers: Int) -> Int { max(2, workers) }
-
-    /// Throws an input error (exit 2) when `count` threads cannot be running
-    /// at once. Each waits until all were started (or one could not be), then
-    /// ends; all are joined before it returns.
-    static func check(threads count: Int, workers: Int) throws(AnalyzeError) {
+    /// Throws an input error (exit 2) when the threads Dispatch needs for a
+    /// run with `workers` workers cannot be running at once, besides the
+    /// calling thread and the one that takes signals: max(2, workers) (a run
+    /// waits for ever with fewer than two, one worker or two, and takes
+    /// seconds with two for two workers, but finishes). Each waits until all
+    /// were started (or one could not be), then ends; all are joined before
+    /// it returns.
+    static func check(workers: Int) throws(AnalyzeError) {
+        let count = max(2, workers)
         let shared = Shared()
         var threads: [pthread_t] = []
         var failure: Int32 = 0
