@@ -129,10 +129,11 @@ final class CommandLineParserTests: XCTestCase {
         assertUsageError(["--bogus", "x", "--threads"], mentions: "--bogus")
     }
 
-    /// An unknown option names what was probably meant: the nearest option
-    /// within two slips (case and `_` for `-` are slips too), the one long
-    /// option a lone letter starts, or how to name a file that starts with
-    /// `-`. Nothing is guessed when nothing is near.
+    /// An unknown option names what was probably meant: the option or two it
+    /// starts, else the nearest one or two within two slips (case and `_`
+    /// for `-` are slips too), the one long option a lone letter starts, or
+    /// how to name a file that starts with `-`. Nothing is guessed when
+    /// nothing is near.
     func testUnknownOptionsSuggestWhatWasMeant() {
         let expected: [(String, String)] = [
             ("--outt", "; did you mean '--out'?"),
@@ -146,6 +147,17 @@ final class CommandLineParserTests: XCTestCase {
             ("-o", "; did you mean '--out'?"),
             ("-q", "; did you mean '--quiet'?"),
             ("-v", "; did you mean '--version'?"),
+            // The start of one option names it, though another is as few
+            // slips away ('--qui' is two from '--out' too).
+            ("--qui", "; did you mean '--quiet'?"),
+            ("-qu", "; did you mean '--quiet'?"),
+            ("--ver", "; did you mean '--version'?"),
+            ("--tim", "; did you mean '--timezone'?"),
+            ("--max-line", "; did you mean '--max-line-bytes'?"),
+            // The start of two, or two equally near: both named.
+            ("--max-reject", "; did you mean '--max-reject-rate' or '--max-reject-rows'?"),
+            ("--max-reject-rat", "; did you mean '--max-reject-rate'?"),
+            ("--max-reject-rot", "; did you mean '--max-reject-rate' or '--max-reject-rows'?"),
             // Two options start with t, three with m: no guess.
             ("-t", ""),
             ("-m", ""),

@@ -10,6 +10,7 @@ final class ForeignFormatTests: XCTestCase {
     func testMagicNumbersOfCompressedFormatsAreRecognized() {
         let expected: [([UInt8], ForeignFormat?)] = [
             (Array("BZh91AY&SY".utf8), .bzip2),
+            (Array("BZh1".utf8) + [0x17, 0x72, 0x45, 0x38, 0x50, 0x90, 0x00, 0x00, 0x00, 0x00], .bzip2),  // an empty stream
             ([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00, 0x00, 0x04], .xz),
             ([0x28, 0xB5, 0x2F, 0xFD, 0x24, 0x2E], .zstd),
             ([0x50, 0x2A, 0x4D, 0x18, 0x04, 0x00], .zstd),  // a skippable frame first (pzstd)
@@ -23,6 +24,10 @@ final class ForeignFormatTests: XCTestCase {
             // a truncated xz magic, an empty input.
             (Array(#"{"event_id":"e1"}"#.utf8), nil),
             (Array("BZh{".utf8), nil),
+            // A text line that begins as bzip2 does, and a bzip2 magic whose
+            // block magic is cut short.
+            (Array("BZh9 garbage\n".utf8), nil),
+            (Array("BZh91AY&S".utf8), nil),
             (Array("BZh".utf8), nil),
             ([0xFD, 0x37, 0x7A, 0x58, 0x5A], nil),
             (Array("PK\n".utf8), nil),
@@ -30,7 +35,7 @@ final class ForeignFormatTests: XCTestCase {
             ([], nil),
         ]
         for (bytes, format) in expected {
-            XCTAssertEqual(ForeignFormat.recognize(stored: bytes), format, "\(bytes.prefix(6))")
+            XCTAssertEqual(ForeignFormat.recognize(stored: bytes), format, "\(bytes.prefix(10))")
         }
     }
 

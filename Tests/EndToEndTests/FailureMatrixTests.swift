@@ -544,6 +544,16 @@ final class FailureMatrixTests: XCTestCase {
                                    stderr: .terminal(columns: 80)).wait(timeout: 60)
         XCTAssertEqual(onTerminal.exitCode, 0, onTerminal.stderr)
         XCTAssertNotEqual(Scratch.snapshot(out), before)
+        // None left beside them: the run needs one, for its input, and says
+        // so (regression: with no descriptor to list /proc/self/fd, Dispatch's
+        // three were counted again and the message asked for four).
+        let established = Scratch.snapshot(out)
+        let noneLeft = try Child("/usr/bin/prlimit", ["--nofile=6", analyze, "--threads", "1", "--out", out, sampleExport],
+                                 stderr: .terminal(columns: 200)).wait(timeout: 60)
+        XCTAssertEqual(noneLeft.exitCode, 2, noneLeft.stderr)
+        XCTAssertTrue(noneLeft.stderr.contains("analyze: only 0 file descriptors are free of the 6 this process may open (ulimit -n); "
+                                               + "this run needs 1 (1 for the input it reads); no output written"), noneLeft.stderr)
+        assertOutput(out, equals: established, "on a terminal, none free")
     }
 
     /// A limit on tasks too tight for the run's threads is an input error

@@ -124,9 +124,10 @@ public enum CommandLineParser {
     /// Every option's name, for suggestions.
     private static let optionNames = valueOptions + ["--quiet", "--help", "--version"]
 
-    /// What an unknown option was probably meant to be: a known option one or
-    /// two typing slips away (`--outt`, `--max_reject_rate`, `-out`), the
-    /// long option a lone letter starts (`-q`, when one does), or else, for
+    /// What an unknown option was probably meant to be: the option it starts
+    /// (`--ver`), a known option one or two typing slips away (`--outt`,
+    /// `--max_reject_rate`), the long option a lone letter starts (`-q`,
+    /// when one does; two fitting equally are both named), or else, for
     /// something that reads like a file name (`-x.gz`), how to name such a
     /// file. Empty when nothing fits.
     static func hint(forUnknown name: String) -> String {
@@ -137,9 +138,17 @@ public enum CommandLineParser {
         }
         // Case and underscores are slips too: compared as lower-case dashes.
         let typed = "--" + String(letters.map { $0 == "_" ? "-" : $0 }).lowercased()
-        if letters.count >= 2, let best = optionNames.min(by: { editDistance(typed, $0) < editDistance(typed, $1) }),
-           editDistance(typed, best) <= 2 {
-            return "; did you mean '\(best)'?"
+        if letters.count >= 2 {
+            // The start of an option (`--ver`, `-qu`), else the nearest ones.
+            // Two that fit equally well are both named; more, none.
+            let starting = optionNames.filter { $0.hasPrefix(typed) }
+            let distances = optionNames.map { editDistance(typed, $0) }
+            let nearest = distances.min()!
+            let near = nearest <= 2 ? optionNames.indices.filter { distances[$0] == nearest }.map { optionNames[$0] } : []
+            let meant = starting.isEmpty ? near : starting
+            if (1...2).contains(meant.count) {
+                return "; did you mean " + meant.map { "'\($0)'" }.joined(separator: " or ") + "?"
+            }
         }
         if name.contains(".") || name.contains("/") {
             return " (to read a file whose name starts with '-', write it as ./\(name) or after --)"

@@ -55,20 +55,33 @@ enum FileDescriptorHeadroom {
     /// Whether Dispatch's event loop is open already: an `anon_inode:[eventpoll]`
     /// among this process's descriptors (no other part of analyze makes one).
     /// False where `/proc` cannot say.
+    ///
+    /// Listing `/proc/self/fd` takes a descriptor; with none left (the case
+    /// this check is for) the numbers below the limit are looked at one by
+    /// one instead, the first 4 096 of them at most (a `readlink` each takes
+    /// none). Regression: Dispatch's three were then counted again, and the
+    /// message overstated what the run needed.
     static func dispatchIsOpen() -> Bool {
-        guard let handle = opendir("/proc/self/fd") else { return false }
+        guard let handle = opendir("/proc/self/fd") else {
+            var limit = rlimit()
+            guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return false }
+            return (0..<min(Int(clamping: limit.rlim_cur), 4096)).contains { isEventPoll("/proc/self/fd/\($0)") }
+        }
         defer { closedir(handle) }
-        var target = [CChar](repeating: 0, count: 64)
         while let entry = readdir(handle) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
-            let length = readlink("/proc/self/fd/" + name, &target, target.count)
-            guard length > 0 else { continue }
-            if String(decoding: target.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self) == "anon_inode:[eventpoll]" {
-                return true
-            }
+            if isEventPoll("/proc/self/fd/" + name) { return true }
         }
         return false
+    }
+
+    /// Whether the link at `path` (an entry of `/proc/self/fd`) names an epoll.
+    private static func isEventPoll(_ path: String) -> Bool {
+        var target = [CChar](repeating: 0, count: 64)
+        let length = readlink(path, &target, target.count)
+        guard length > 0 else { return false }
+        return String(decoding: target.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self) == "anon_inode:[eventpoll]"
     }
 }

@@ -20,15 +20,22 @@ public enum ForeignFormat: String, Sendable, CaseIterable {
 
     /// The decoded bytes ``recognize(decoded:)`` needs to see a tar header.
     static let decodedPrefixLength = 512
-    /// The bytes ``recognize(stored:)`` needs to tell every magic number.
-    static let storedPrefixLength = 6
+    /// The bytes ``recognize(stored:)`` needs to tell every magic number
+    /// (bzip2's is the longest: ten bytes with its first block's).
+    static let storedPrefixLength = 10
 
     /// The format whose magic number starts `stored`, the first bytes of a
     /// plain (not gzip) input as stored; nil for none of them.
     static func recognize(stored bytes: some Collection<UInt8>) -> ForeignFormat? {
-        let head = Array(bytes.prefix(6))
+        let head = Array(bytes.prefix(storedPrefixLength))
         func starts(_ magic: [UInt8]) -> Bool { head.starts(with: magic) }
-        if starts([0x42, 0x5A, 0x68]), head.count >= 4, (0x31...0x39).contains(head[3]) { return .bzip2 }  // "BZh1"–"BZh9"
+        // "BZh1"–"BZh9", then the first block's magic (the digits of pi) or,
+        // for an empty stream, the end-of-stream magic (those of the square
+        // root of pi): "BZh9" alone begins text as easily as a bzip2 file.
+        if starts([0x42, 0x5A, 0x68]), head.count >= 10, (0x31...0x39).contains(head[3]),
+           head[4...].elementsEqual([0x31, 0x41, 0x59, 0x26, 0x53, 0x59]) || head[4...].elementsEqual([0x17, 0x72, 0x45, 0x38, 0x50, 0x90]) {
+            return .bzip2
+        }
         if starts([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00]) { return .xz }
         if starts([0x28, 0xB5, 0x2F, 0xFD]) { return .zstd }
         // A skippable frame first (0x184D2A50–5F little-endian), as pzstd writes.
