@@ -965,27 +965,16 @@ final class FailureMatrixTests: XCTestCase {
     func testACrashSaysSoAndEndsWithItsSignal() throws {
         // The sanitizers' own handlers take these signals and exit in their own way.
         try XCTSkipIf(Sanitizer.address || Sanitizer.thread, "a sanitizer's runtime handles these signals itself")
-        // No core dumps from the children (they inherit the limit).
-        var noCores = rlimit(rlim_cur: 0, rlim_max: 0)
-        var earlier = rlimit()
-        XCTAssertEqual(getrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &earlier), 0)
-        noCores.rlim_max = earlier.rlim_max
-        XCTAssertEqual(setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCores), 0)
-        defer { setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &earlier) }
-        // Nor the Swift runtime's backtracer, which a debug build has (a
-        // release build has none): while it reports, the other threads go on,
-        // and a run could finish before the signal ends it.
-        let backtrace = getenv("SWIFT_BACKTRACE").map { String(cString: $0) }
-        setenv("SWIFT_BACKTRACE", "enable=no", 1)
-        defer { if let backtrace { setenv("SWIFT_BACKTRACE", backtrace, 1) } else { unsetenv("SWIFT_BACKTRACE") } }
+        let restore = childrenCrashQuietly()
+        defer { restore() }
         let scratch = Scratch()
         let (out, before) = try establishedOutput(scratch)
         let text = try Data(contentsOf: URL(fileURLWithPath: example("basic/events.ndjson")))
         for (signal, name) in [(SIGILL, "SIGILL"), (SIGABRT, "SIGABRT"), (SIGSEGV, "SIGSEGV"), (SIGBUS, "SIGBUS")] {
             let run = try runSignalledWhileReading(text, into: out, signal)
             XCTAssertEqual(run.signal, signal, "\(name): \(run.stderr)")
-            XCTAssertTrue(run.stderr.hasPrefix("analyze: stopped by \(name) (most often memory running out under an address-space "
-                                               + "limit such as ulimit -v, else a bug); no output written\n"), run.stderr)
+            XCTAssertTrue(run.stderr.hasPrefix("analyze: stopped by \(name) (most often memory running out under a limit "
+                                               + "such as ulimit -v or ulimit -s, else a bug); no output written\n"), run.stderr)
             assertOutput(out, equals: before, "\(name) while reading")
         }
         // While writing: the temporary files and the directories made go.
@@ -995,6 +984,51 @@ final class FailureMatrixTests: XCTestCase {
         else { return XCTFail("no run of 5 was stopped before its renames") }
         XCTAssertEqual(run.signal, SIGSEGV, run.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: top), "a directory made for --out was left")
+    }
+
+    /// A stack overflow on the main thread says so like any crash: the handler
+    /// runs on an alternate stack. Regression: with none, the kernel ended the
+    /// run with SIGSEGV and nothing on standard error (a release build at
+    /// `ulimit -s 48`, a debug build at up to about 400 KiB; a smaller stack
+    /// ends a run before the handler is installed).
+    func testAStackOverflowSaysSoToo() throws {
+        try XCTSkipIf(Sanitizer.address || Sanitizer.thread, "a sanitizer's runtime handles these signals itself")
+        let restore = childrenCrashQuietly()
+        defer { restore() }
+        let scratch = Scratch()
+        let (out, before) = try establishedOutput(scratch)
+        var overflowed = 0
+        for kibibytes in [48, 128] {
+            let run = try Child.run("/usr/bin/prlimit", ["--stack=\(kibibytes * 1024)", analyze, "--out", out, sampleExport], timeout: 60)
+            guard run.signal != nil else {
+                XCTAssertEqual(run.exitCode, 0, "\(kibibytes) KiB: \(run.stderr)")
+                continue
+            }
+            overflowed += 1
+            XCTAssertEqual(run.signal, SIGSEGV, "\(kibibytes) KiB: \(run.stderr)")
+            XCTAssertEqual(run.stderr, "analyze: stopped by SIGSEGV (most often memory running out under a limit such as ulimit -v "
+                           + "or ulimit -s, else a bug); no output written\n", "\(kibibytes) KiB")
+            assertOutput(out, equals: before, "\(kibibytes) KiB")
+        }
+        try XCTSkipIf(overflowed == 0, "this build ran the sample in 48 KiB of stack")
+    }
+
+    /// Sets this process's limits so that children that crash leave no core
+    /// dump and run no Swift backtracer (which a debug build has: while it
+    /// reports, the other threads go on, and a run could finish before the
+    /// signal ends it); returns what puts them back.
+    private func childrenCrashQuietly() -> () -> Void {
+        var noCores = rlimit(rlim_cur: 0, rlim_max: 0)
+        var earlier = rlimit()
+        XCTAssertEqual(getrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &earlier), 0)
+        noCores.rlim_max = earlier.rlim_max
+        XCTAssertEqual(setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCores), 0)
+        let backtrace = getenv("SWIFT_BACKTRACE").map { String(cString: $0) }
+        setenv("SWIFT_BACKTRACE", "enable=no", 1)
+        return {
+            setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &earlier)
+            if let backtrace { setenv("SWIFT_BACKTRACE", backtrace, 1) } else { unsetenv("SWIFT_BACKTRACE") }
+        }
     }
 
     /// A signal in the first moments after the signals are taken, while the

@@ -38,6 +38,8 @@ int analyze_interrupt_install(int stderr_is_terminal);
 /// the signal, a core dump where enabled). Unlike the
 /// signals above it runs on the thread that crashed; it takes no lock and only
 /// reads the tables (a slot is marked used only once its path is copied).
+/// Call it on the main thread: it gives that thread an alternate stack when
+/// it has none, so that a stack overflow there is reported too.
 /// Returns 0, or an errno value when a handler could not be installed.
 int analyze_crash_install(void);
 
