@@ -99,6 +99,56 @@ final class ForeignFormatTests: XCTestCase {
             XCTAssertEqual(Analyzer.percent(part, of: whole), text, "\(part) of \(whole)")
         }
     }
+
+    /// Exit 3's rate shows its own digits, cut after as many decimals as it
+    /// takes to be seen above the limit. Regression: 50 001 of 100 000
+    /// against 0.5 said "50.00 %, more than 0.5".
+    func testARateOverItsLimitShowsEnoughDecimalsToBeSeenAboveIt() {
+        let expected: [(Int, Int, String, String)] = [
+            (1, 3, "0.3", "33.33 %"),
+            (50_001, 100_000, "0.5", "50.001 %"),
+            (1, 100_000, "0", "0.001 %"),
+            (99_999, 100_000, "0.9999", "99.999 %"),  // cut, not rounded to 100.00 %
+            (2, 3, "0.66", "66.66 %"),
+            (2, 3, "0.6666", "66.666 %"),
+            (2, 3, "0.66666666", "66.6666666 %"),
+            (1, 32, "0.01", "3.12 %"),
+            (1, 3, "0.3333333333333333", "33.333333333333333 %"),
+            (1, 3, "0.33333333333333333333", "33.333333333333333 %"),  // fifteen at most
+            (5, 5, "0.99", "100.00 %"),
+            (Int.max / 10 + 1, Int.max / 5, "0.5", "50.000000000000000 %"),
+        ]
+        for (part, whole, limit, text) in expected {
+            XCTAssertEqual(Analyzer.percent(part, of: whole, above: RejectRate(parsing: limit)!), text, "\(part) of \(whole) over \(limit)")
+        }
+        let quality = QualityReport.allRejected(1)
+        XCTAssertEqual(Analyzer.rejectRateMessage(quality: quality, limit: RejectRate(parsing: "0.5")!),
+                       "1 of 1 line rejected (100.00 %: invalid_json 1), more than --max-reject-rate 0.5; no output written "
+                       + "(run without --max-reject-rate to see them in rejects.csv)")
+    }
+
+    /// With every line rejected, the warning points to rejects.csv, or says
+    /// that it lists none. Regression: it pointed there with
+    /// `--max-reject-rows 0` too.
+    func testTheAllRejectedWarningSaysWhetherRejectsCSVListsThem() {
+        let quality = QualityReport.allRejected(3)
+        XCTAssertEqual(Analyzer.warnings(skippedLookalikes: [], foreignInputs: [], quality: quality, rejectRowsListed: 3),
+                       ["every one of the 3 lines was rejected (invalid_json 3); is this an Adapty event export? "
+                        + "rejects.csv says which line failed and why"])
+        XCTAssertEqual(Analyzer.warnings(skippedLookalikes: [], foreignInputs: [], quality: quality, rejectRowsListed: 0),
+                       ["every one of the 3 lines was rejected (invalid_json 3); is this an Adapty event export? "
+                        + "rejects.csv lists none of them with --max-reject-rows 0"])
+    }
+}
+
+private extension QualityReport {
+    /// A report of `lines` lines, all rejected as invalid JSON.
+    static func allRejected(_ lines: Int) -> QualityReport {
+        var quality = QualityReport()
+        quality.lines = lines
+        quality.rejectedByReason[Int(RejectReason.invalidJSON.rawValue)] = lines
+        return quality
+    }
 }
 
 private extension String {

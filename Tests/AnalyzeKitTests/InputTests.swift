@@ -105,13 +105,19 @@ final class InputTests: XCTestCase {
         ])
     }
 
-    /// Names a directory skips that hold `.ndjson` or `.jsonl` in any case
-    /// are exports in another form, or still being written; others are not.
+    /// Names a directory skips that end in `.ndjson` or `.jsonl`, in any
+    /// case, or in those and extensions of compression, archives and
+    /// downloads, are exports in another form, or still being written; others
+    /// are not. Regression: files beside exports (checksums, schemas, notes)
+    /// were taken for them.
     func testLookalikeNamesAreThoseThatMentionNDJSONOrJSONL() {
-        for name in ["b.ndjson.xz", "c.NDJSON.GZ", "day.ndjson.gz.part", "events.jsonl.zst", "x.Jsonl", ".ndjson"] {
+        for name in ["b.ndjson.xz", "c.NDJSON.GZ", "day.ndjson.gz.part", "events.jsonl.zst", "x.Jsonl", ".ndjson",
+                     "a.ndjson.tar.gz", "b.ndjson.XZ.part", "c.jsonl.gz.crdownload"] {
             XCTAssertTrue(InputFile.isLookalike(Array(name.utf8)), name)
         }
-        for name in ["notes.txt", "events.json.gz", "ndjson", "a.ndjso", "", "jsonl.txt"] {
+        for name in ["notes.txt", "events.json.gz", "ndjson", "a.ndjso", "", "jsonl.txt",
+                     "day1.ndjson.gz.sha256", "events.ndjson.schema.json", "README.jsonl.md", "a.ndjson.", "a.ndjson..gz",
+                     "a.ndjsonl", "b.ndjson.gz.1"] {
             XCTAssertFalse(InputFile.isLookalike(Array(name.utf8)), name)
         }
     }

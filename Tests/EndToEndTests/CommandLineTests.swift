@@ -156,7 +156,7 @@ final class CommandLineTests: XCTestCase {
             """.utf8))
         var run = try AnalyzeBinary.run(["--quiet", "--out", scratch.path + "/a", "--max-reject-rate", "0.3333333333333333", input])
         XCTAssertEqual(run.status, 3, run.stderr)
-        XCTAssertEqual(run.stderr, "analyze: 1 of 3 lines rejected (33.33 %: invalid_json 1), more than --max-reject-rate "
+        XCTAssertEqual(run.stderr, "analyze: 1 of 3 lines rejected (33.333333333333333 %: invalid_json 1), more than --max-reject-rate "
                        + "0.3333333333333333; no output written (run without --max-reject-rate to see them in rejects.csv)\n")
         run = try AnalyzeBinary.run(["--quiet", "--out", scratch.path + "/b", "--max-reject-rate", "0.33333333333333334", input])
         XCTAssertEqual(run.status, 0, run.stderr)

@@ -121,13 +121,28 @@ extension InputFile {
     }
 
     /// Whether a name a directory does not contribute looks like an export in
-    /// another form: it holds `.ndjson` or `.jsonl`, in any case
+    /// another form: `.ndjson` or `.jsonl`, in any case, followed by nothing
+    /// or by extensions of compression, archives and downloads only
     /// (`events.ndjson.zst`, `EVENTS.NDJSON.GZ`, `day.ndjson.gz.part` still
-    /// being written).
+    /// being written). A file beside an export (`day.ndjson.gz.sha256`,
+    /// `events.ndjson.schema.json`) is not one. Regression: any name holding
+    /// `.ndjson` was, and such files were warned about on every run.
     static func isLookalike(_ name: [UInt8]) -> Bool {
         let lower = name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
-        return [".ndjson", ".jsonl"].contains { lower.firstRange(of: Array($0.utf8)) != nil }
+        return [".ndjson", ".jsonl"].contains { stem in
+            guard let found = lower.ranges(of: Array(stem.utf8)).last else { return false }
+            let tail = lower[found.upperBound...]
+            return tail.isEmpty || (tail.first == UInt8(ascii: ".")
+                && tail.dropFirst().split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+                    .allSatisfy { lookalikeExtensions.contains(Array($0)) })
+        }
     }
+
+    /// The extensions that may follow `.ndjson` or `.jsonl` in a lookalike.
+    private static let lookalikeExtensions: Set<[UInt8]> = Set([
+        "gz", "gzip", "z", "xz", "lzma", "lz", "zst", "zstd", "bz2", "lz4", "br", "sz", "zip", "7z", "tar", "tgz",
+        "part", "partial", "tmp", "crdownload", "download",
+    ].map { Array($0.utf8) })
 
     /// Calls `body` with `path` as a C string (argv bytes hold no NUL).
     static func withCPath<R>(_ path: [UInt8], _ body: (UnsafePointer<CChar>) -> R) -> R {

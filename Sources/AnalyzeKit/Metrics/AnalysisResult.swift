@@ -17,7 +17,8 @@ public struct AnalysisResult: Sendable {
     /// What the user should be told about this run beyond its results: see
     /// ``Analyzer/run(progress:warn:)``.
     public var warnings: [String] {
-        Analyzer.warnings(skippedLookalikes: skippedLookalikes, foreignInputs: foreignInputs, quality: quality)
+        Analyzer.warnings(
+            skippedLookalikes: skippedLookalikes, foreignInputs: foreignInputs, quality: quality, rejectRowsListed: rejects.count)
     }
 
     /// Computes every metric from the merged partial of a whole run. Its

@@ -20,6 +20,9 @@ public struct QualityReport: Equatable, Sendable {
 
     public var rejected: Int { rejectedByReason.reduce(0, +) }
 
+    /// The report of no input.
+    init() {}
+
     /// From a settled partial (``PartialAggregate/settle()``).
     init(partial: PartialAggregate, files: Int, bytesRead: Int, bytesDecoded: Int) {
         self.files = files

@@ -7,10 +7,11 @@ extension Analyzer {
     /// that look like exports in another form, inputs in a format analyze
     /// does not read, and a run whose every line was rejected (with exit 0 by
     /// default, since `--max-reject-rate` is 1.0, and a report of nothing).
-    /// Without `quality`, the inputs only.
+    /// Without `quality`, the inputs only; `rejectRowsListed` is the number
+    /// of rows rejects.csv lists (only read when every line was rejected).
     static func warnings(
         skippedLookalikes: [(directory: String, names: [String])],
-        foreignInputs: [(file: String, format: ForeignFormat)], quality: QualityReport?
+        foreignInputs: [(file: String, format: ForeignFormat)], quality: QualityReport?, rejectRowsListed: Int = 1
     ) -> [String] {
         var warnings = skippedLookalikes.map { directory, names in
             let what = names.count == 1 ? "1 file in '\(directory)' that looks like an export but is"
@@ -22,16 +23,20 @@ extension Analyzer {
         if let quality, quality.lines > 0 && quality.rejected == quality.lines {
             warnings.append(
                 (quality.lines == 1 ? "the only line was rejected" : "every one of the \(quality.lines) lines was rejected")
-                    + " (\(quality.rejectionCounts)); is this an Adapty event export? rejects.csv says which line failed and why")
+                    + " (\(quality.rejectionCounts)); is this an Adapty event export? "
+                    + (rejectRowsListed > 0 ? "rejects.csv says which line failed and why"
+                        : "rejects.csv lists none of them with --max-reject-rows 0"))
         }
         return warnings
     }
 
-    /// Exit 3's message: the rate, the reasons and what to do next.
+    /// Exit 3's message: the rate, the reasons and what to do next. The rate
+    /// has as many decimals as it takes to show it above the limit (50.001 %
+    /// against 0.5, where two decimals would say 50.00 %).
     static func rejectRateMessage(quality: QualityReport, limit: RejectRate) -> String {
-        "\(quality.rejected) of \(quality.lines) lines rejected (\(percent(quality.rejected, of: quality.lines)): "
-            + "\(quality.rejectionCounts)), more than --max-reject-rate \(limit); no output written "
-            + "(run without --max-reject-rate to see them in rejects.csv)"
+        "\(quality.rejected) of \(quality.lines) \(quality.lines == 1 ? "line" : "lines") rejected "
+            + "(\(percent(quality.rejected, of: quality.lines, above: limit)): \(quality.rejectionCounts)), "
+            + "more than --max-reject-rate \(limit); no output written (run without --max-reject-rate to see them in rejects.csv)"
     }
 
     /// `part` ÷ `whole` as a percentage with two decimals, rounded half up;
@@ -39,14 +44,45 @@ extension Analyzer {
     /// "> 99.99 %" for one too large to show as less than all.
     static func percent(_ part: Int, of whole: Int) -> String {
         guard whole > 0 else { return "0.00 %" }
-        let (product, overflow) = part.multipliedReportingOverflow(by: 10_000)
-        let hundredths = overflow
-            ? Int((Double(part) / Double(whole) * 10_000).rounded())
-            : (product + whole / 2) / whole
+        let hundredths = scaledPercent(part, of: whole, decimals: 2)
         if hundredths == 0 && part > 0 { return "< 0.01 %" }
         if hundredths == 10_000 && part < whole { return "> 99.99 %" }
-        let fraction = hundredths % 100
-        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) %"
+        return formatted(hundredths, decimals: 2)
+    }
+
+    /// `part` ÷ `whole` (which exceeds `limit`) as a percentage, its digits
+    /// cut (not rounded: 99 999 of 100 000 is not "100.00 %") after two
+    /// decimals, or after the first that shows it above the limit, fifteen
+    /// at most.
+    static func percent(_ part: Int, of whole: Int, above limit: RejectRate) -> String {
+        guard whole > 0 else { return "0.00 %" }
+        var decimals = 2
+        var scaled = scaledPercent(part, of: whole, decimals: decimals, roundedHalfUp: false)
+        // The shown value is scaled ÷ 10^(decimals + 2) as a share of one.
+        while decimals < 15 && !limit.isExceeded(rejected: scaled, lines: power(of: 10, decimals + 2)) {
+            decimals += 1
+            scaled = scaledPercent(part, of: whole, decimals: decimals, roundedHalfUp: false)
+        }
+        return formatted(scaled, decimals: decimals)
+    }
+
+    /// `part` ÷ `whole` × 100 × 10^`decimals`, rounded half up or cut; `part`
+    /// at most `whole`, `decimals` at most 16 (computed in 128 bits: no
+    /// overflow).
+    private static func scaledPercent(_ part: Int, of whole: Int, decimals: Int, roundedHalfUp: Bool = true) -> Int {
+        let product = part.multipliedFullWidth(by: power(of: 10, decimals + 2))
+        let (low, carry) = product.low.addingReportingOverflow(roundedHalfUp ? UInt(whole / 2) : 0)
+        return whole.dividingFullWidth((product.high + (carry ? 1 : 0), low)).quotient
+    }
+
+    private static func formatted(_ scaled: Int, decimals: Int) -> String {
+        let unit = power(of: 10, decimals)
+        let fraction = String(scaled % unit)
+        return "\(scaled / unit).\(String(repeating: "0", count: decimals - fraction.count))\(fraction) %"
+    }
+
+    private static func power(of base: Int, _ exponent: Int) -> Int {
+        (0..<exponent).reduce(1) { product, _ in product * base }
     }
 }
 
