@@ -23,10 +23,11 @@ enum FileDescriptorHeadroom {
     /// that many times and closes them again; where it cannot be opened for
     /// another reason (a chroot without it), nothing is checked.
     ///
-    /// Dispatch's own are not counted again when it already has them (its
-    /// epoll is open: a progress line's timer started it before the run).
+    /// Dispatch's own are not counted again where it has them already (a
+    /// progress line's timer starts it before the run, on another thread, so
+    /// it may have opened some of the three and not yet the others).
     static func check(inputsAtOnce: Int) throws(AnalyzeError) {
-        let forDispatch = dispatchIsOpen() ? 0 : dispatchDescriptors
+        let forDispatch = dispatchDescriptors - dispatchDescriptorsOpen()
         let needed = forDispatch + inputsAtOnce
         var opened: [Int32] = []
         defer { for descriptor in opened { close(descriptor) } }
@@ -52,36 +53,40 @@ enum FileDescriptorHeadroom {
                 + "); no output written")
     }
 
-    /// Whether Dispatch's event loop is open already: an `anon_inode:[eventpoll]`
-    /// among this process's descriptors (no other part of analyze makes one).
-    /// False where `/proc` cannot say.
+    /// How many of Dispatch's three descriptors this process holds: an
+    /// `anon_inode:[eventpoll]`, `[eventfd]` and `[timerfd]` among its
+    /// descriptors (no other part of analyze makes one of these). None where
+    /// `/proc` cannot say.
     ///
     /// Listing `/proc/self/fd` takes a descriptor; with none left (the case
     /// this check is for) the numbers below the limit are looked at one by
     /// one instead, the first 4 096 of them at most (a `readlink` each takes
     /// none). Regression: Dispatch's three were then counted again, and the
     /// message overstated what the run needed.
-    static func dispatchIsOpen() -> Bool {
-        guard let handle = opendir("/proc/self/fd") else {
-            var limit = rlimit()
-            guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return false }
-            return (0..<min(Int(clamping: limit.rlim_cur), 4096)).contains { isEventPoll("/proc/self/fd/\($0)") }
+    static func dispatchDescriptorsOpen() -> Int {
+        var kinds = Set<String>()
+        func look(at path: String) {
+            var target = [CChar](repeating: 0, count: 64)
+            let length = readlink(path, &target, target.count)
+            guard length > 0 else { return }
+            let name = String(decoding: target.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if dispatchKinds.contains(name) { kinds.insert(name) }
         }
-        defer { closedir(handle) }
-        while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        if let handle = opendir("/proc/self/fd") {
+            defer { closedir(handle) }
+            while let entry = readdir(handle) {
+                look(at: "/proc/self/fd/" + withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+                })
             }
-            if isEventPoll("/proc/self/fd/" + name) { return true }
+        } else {
+            var limit = rlimit()
+            guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
+            for descriptor in 0..<min(Int(clamping: limit.rlim_cur), 4096) { look(at: "/proc/self/fd/\(descriptor)") }
         }
-        return false
+        return kinds.count
     }
 
-    /// Whether the link at `path` (an entry of `/proc/self/fd`) names an epoll.
-    private static func isEventPoll(_ path: String) -> Bool {
-        var target = [CChar](repeating: 0, count: 64)
-        let length = readlink(path, &target, target.count)
-        guard length > 0 else { return false }
-        return String(decoding: target.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self) == "anon_inode:[eventpoll]"
-    }
+    /// What `/proc/self/fd` shows for Dispatch's descriptors.
+    private static let dispatchKinds: Set<String> = ["anon_inode:[eventpoll]", "anon_inode:[eventfd]", "anon_inode:[timerfd]"]
 }
