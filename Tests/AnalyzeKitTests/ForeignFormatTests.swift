@@ -73,10 +73,12 @@ final class ForeignFormatTests: XCTestCase {
         XCTAssertNil(line.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) })
     }
 
-    /// Skipped lookalikes are one warning per directory, three names shown.
+    /// Skipped lookalikes are one warning per directory, three names shown,
+    /// once however often the directory is named.
     func testSkippedLookalikesAreOneWarningPerDirectory() {
         let warnings = Analyzer.warnings(
-            skippedLookalikes: [("day", ["a.ndjson.xz", "b.ndjson.xz", "c.ndjson.xz", "d.ndjson.xz"]), ("night", ["e.JSONL"])],
+            skippedLookalikes: [("day", ["a.ndjson.xz", "b.ndjson.xz", "c.ndjson.xz", "d.ndjson.xz"]), ("night", ["e.JSONL"]),
+                                ("day", ["a.ndjson.xz", "b.ndjson.xz", "c.ndjson.xz", "d.ndjson.xz"])],  // named twice: warned once
             foreignInputs: [("x.zst", .zstd)], quality: nil)
         XCTAssertEqual(warnings.count, 3)
         XCTAssertEqual(warnings[0], "skipped 4 files in 'day' that look like exports but are not named *.ndjson, *.ndjson.gz, "
