@@ -589,6 +589,21 @@ final class FailureMatrixTests: XCTestCase {
             assertFailure(run, exit: 2, mentions: ["cannot start 2 threads", "pids.max, TasksMax=, ulimit -u"],
                           out: out, before: nil, "--threads \(threads)")
         }
+        // Four: room for the check's two, and then for Dispatch's manager and
+        // one worker beside the main thread and the signals' one, no more. The
+        // run ends (exit 0 here; exit 2 where a task of nobody's elsewhere
+        // takes a place). Regression: the merged partial was freed on a
+        // Dispatch queue whose `async` found no thread to start and retried
+        // for ever in the main thread (in about 1 run of 3).
+        for attempt in 0..<10 {
+            let run = try Child.run("/usr/bin/prlimit", [
+                "--nproc=4", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                analyze, "--quiet", "--threads", "2", "--out", out, sampleExport,
+            ], timeout: 30)
+            XCTAssertNil(run.signal, "attempt \(attempt): \(run.stderr)")
+            XCTAssertTrue(run.exitCode == 0 || (run.exitCode == 2 && run.stderr.contains("cannot start 2 threads")),
+                          "attempt \(attempt): exit \(run.exitCode): \(run.stderr)")
+        }
     }
 
     /// A run that fails while writing removes the directories it made for

@@ -1,4 +1,9 @@
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Everything a run computed, ready to be written as the SPEC's CSV files.
 public struct AnalysisResult: Sendable {
@@ -57,7 +62,7 @@ public struct AnalysisResult: Sendable {
         // Freeing the partial (hundreds of MB in thousands of segments at 5 M
         // events: about 70 ms) is left to a background thread, while the CSVs
         // are written. `shared`'s copy ended with its scope, so the box holds the last.
-        DispatchQueue.global(qos: .utility).async { box.release() }
+        box.releaseOnAThreadOfItsOwn()
     }
 }
 
@@ -69,6 +74,26 @@ private final class PartialBox: @unchecked Sendable {
     init(_ partial: consuming PartialAggregate) { self.partial = partial }
 
     func release() { partial = nil }
+
+    /// Drops the partial on a detached thread of its own, or here when no
+    /// thread can be started. Not on a Dispatch queue: under a tight limit on
+    /// tasks (`pids.max` 4 with two workers) `async` found no thread to start
+    /// and retried for ever in the calling thread, and the run never ended.
+    func releaseOnAThreadOfItsOwn() {
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        let started = pthread_create(&thread, &attributes, { context in
+            Unmanaged<PartialBox>.fromOpaque(context!).takeRetainedValue().release()
+            return nil
+        }, context)
+        guard started != 0 else { return }
+        Unmanaged<PartialBox>.fromOpaque(context).release()
+        release()
+    }
 }
 
 /// Results of the concurrent table computations; each field is written by one task.
