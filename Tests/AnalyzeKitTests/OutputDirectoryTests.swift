@@ -66,15 +66,15 @@ final class OutputDirectoryTests: XCTestCase {
         let output = OutputDirectory(path: directory.path, lockPatience: 0.05)
         let own = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         defer { close(own) }
-        XCTAssertTrue(output.lockForRenames(own), "a free directory is locked")
+        XCTAssertEqual(output.lockForRenames(own), .held, "a free directory is locked")
         XCTAssertEqual(flock(own, LOCK_UN), 0)
 
         let other = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         defer { close(other) }
         XCTAssertEqual(flock(other, LOCK_SH), 0)
-        XCTAssertFalse(output.lockForRenames(own), "a lock held past the patience is given up")
+        XCTAssertEqual(output.lockForRenames(own), .givenUp, "a lock held past the patience is given up")
         XCTAssertEqual(flock(other, LOCK_UN), 0)
-        XCTAssertTrue(output.lockForRenames(own))
+        XCTAssertEqual(output.lockForRenames(own), .held)
     }
 
     /// `flock DIR analyze --out DIR`: the caller holds the lock through a
@@ -99,13 +99,13 @@ final class OutputDirectoryTests: XCTestCase {
 
         let output = OutputDirectory(path: directory.path, lockPatience: 3_600)
         let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var locked = true
+        nonisolated(unsafe) var locked = OutputDirectory.RenameLock.held
         Thread {
             locked = output.lockForRenames(own)
             done.signal()
         }.start()
         // A hang detector, not a timing: waiting for the lock would take an hour.
         XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "the renames waited for their own caller's lock")
-        XCTAssertFalse(locked)
+        XCTAssertEqual(locked, .notTaken)
     }
 }

@@ -256,7 +256,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(made.status, 0, made.stderr)
         // An --out that is not UTF-8: exit 1 (above), and nothing written anywhere.
         XCTAssertEqual(try String(contentsOfFile: scratch.path + "/out-error", encoding: .utf8),
-                       "analyze: the --out directory 'd\u{FFFD}r-out' is not valid UTF-8; give one whose name is\n"
+                       "analyze: the --out directory 'd\u{FFFD}r-out' is not valid UTF-8; give a directory whose name is valid UTF-8\n"
                            + "analyze: see 'analyze --help'\n")
         XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: scratch.path)),
                        ["by-argument", "by-directory", "caf\u{FFFD}.ndjson", "d\u{FFFD}r", "out-error"])

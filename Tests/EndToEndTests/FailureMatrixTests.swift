@@ -1200,6 +1200,18 @@ final class FailureMatrixTests: XCTestCase {
         let run = waiting.wait(timeout: 60)
         XCTAssertEqual(run.exitCode, 0, run.stderr)
         XCTAssertEqual(Scratch.snapshot(out), Scratch.snapshot(reference))
+
+        // Held past the run's patience (10 seconds): it goes ahead without the
+        // lock, and says so, under --quiet too. Regression: silently (found by
+        // a review of the README).
+        let held = open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { close(held) }
+        XCTAssertEqual(flock(held, LOCK_SH), 0)
+        let impatient = try Child.run(analyze, ["--quiet", "--out", out, example("basic/events.ndjson")], timeout: 120)
+        XCTAssertEqual(impatient.exitCode, 0, impatient.stderr)
+        XCTAssertEqual(impatient.stderr, "analyze: warning: another process held a lock on '\(out)' for more than 10 seconds "
+                       + "(a reader's flock -s?); the outputs were replaced without it\n")
+        XCTAssertNotEqual(Scratch.snapshot(out), Scratch.snapshot(reference), "the outputs were not replaced")
     }
 
     /// A rename that fails after others have succeeded is undone with them:

@@ -99,13 +99,13 @@ public enum CommandLineParser {
             // Read as text, such a path would name another directory (U+FFFD
             // in place of each stray byte), and the outputs would go there.
             guard !notUTF8.contains("--out") else {
-                throw .usage("the --out directory '\(text)' is not valid UTF-8; give one whose name is")
+                throw .usage("the --out directory '\(text)' is not valid UTF-8; give a directory whose name is valid UTF-8")
             }
             options.outputDirectory = text
         }
         if let text = values["--timezone"] {
             guard let zone = ReportingTimeZone(parsing: text) else {
-                throw .usage("unknown time zone '\(text)' for --timezone (an IANA name such as Asia/Tokyo, or ±HH:MM)")
+                throw .usage("unknown time zone '\(text)' for --timezone (an IANA name such as Asia/Tokyo, or +HH:MM / -HH:MM)")
             }
             options.timeZone = zone
         }
@@ -205,17 +205,19 @@ public enum CommandLineParser {
 
         A <path> is a file (gzip is detected by its content), a directory (its
         *.ndjson, *.ndjson.gz, *.jsonl and *.jsonl.gz files, in name order; not
-        its subdirectories), or - for standard input. Other compressed formats
-        and archives (zstd, xz, bzip2, lz4, zip, 7z, tar) are not read: unpack
-        them first.
+        dot-files or subdirectories), or - for standard input. Other compressed
+        formats and archives (zstd, xz, bzip2, lz4, zip, 7z, tar) are not
+        unpacked: such a file named as a path is read as text (its lines are
+        rejected; a warning, exit 0), and a directory skips them. Unpack them
+        first.
 
         Options:
           --out DIR            where the CSVs go (default: ./analyze-out;
                                created if missing)
           --timezone TZ        reporting time zone: an IANA name such as
-                               Asia/Tokyo, or ±HH:MM (default: UTC)
-          --threads N          worker threads (default and most: the cores this
-                               process may use)
+                               Asia/Tokyo, or +HH:MM / -HH:MM (default: UTC)
+          --threads N          worker threads (default and at most: the cores
+                               this process may use)
           --max-reject-rate R  fail with exit 3 when rejected/lines exceeds R
                                (default: 1.0 = never)
           --max-reject-rows N  rows kept in rejects.csv (default: 10000)
@@ -241,7 +243,8 @@ public enum CommandLineParser {
         129 interrupted by SIGINT / SIGTERM / SIGHUP, 152 stopped at the CPU
         time limit.
 
-        Environment: ANALYZE_HASH_SEED=N fixes the key of the run's internal
-        hashes (to reproduce a run exactly; the outputs never depend on it).
+        Environment: ANALYZE_HASH_SEED=N (N an unsigned 64-bit decimal) fixes
+        the key of the run's internal hashes (to reproduce a run exactly; the
+        outputs never depend on it).
         """
 }

@@ -30,11 +30,13 @@ extension OutputDirectory {
     /// The renames hold an exclusive `flock` on the directory
     /// (``lockForRenames(_:)``), so that two runs into one directory never
     /// interleave theirs, and the directory is `fsync`ed after them; an
-    /// interrupt waits until both are done.
-    func putInPlace(_ pending: [PendingOutput]) throws(AnalyzeError) {
+    /// interrupt waits until both are done. Returns how the lock stood.
+    @discardableResult
+    func putInPlace(_ pending: [PendingOutput]) throws(AnalyzeError) -> RenameLock {
         let directory = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         defer { if directory >= 0 { close(directory) } }
-        let locked = directory >= 0 && lockForRenames(directory)
+        let lock = directory >= 0 ? lockForRenames(directory) : .notTaken
+        let locked = lock == .held
         try InterruptCleanup.withInterruptsHeld { () throws(AnalyzeError) in
             InterruptCleanup.setRenaming(true)
             defer { InterruptCleanup.setRenaming(false) }  // after the one below
@@ -92,10 +94,23 @@ extension OutputDirectory {
             }
             InterruptCleanup.markOutputsWritten()
         }
+        return lock
+    }
+
+    /// How the renames stand with the directory's lock.
+    enum RenameLock: Equatable {
+        /// Held by this run.
+        case held
+        /// Not taken: the directory cannot be locked, or this run's caller
+        /// holds the lock for it.
+        case notTaken
+        /// Held by another process for longer than ``lockPatience``: not
+        /// taken, and the run says so in a warning.
+        case givenUp
     }
 
     /// Takes an exclusive `flock` on `directory` (the output directory, open)
-    /// for the renames; returns whether it did. Best effort, and never a hang:
+    /// for the renames. Best effort, and never a hang:
     /// - a file system without `flock`: no lock;
     /// - locked already through a descriptor this process inherited across
     ///   `exec` (`flock DIR analyze --out DIR …`, the cron idiom against
@@ -103,21 +118,20 @@ extension OutputDirectory {
     ///   would wait for its own caller;
     /// - locked by another process: tried again for up to ``lockPatience``
     ///   seconds (another run holds it for a few milliseconds; a reader may
-    ///   hold a shared one while it reads), then no lock.
-    func lockForRenames(_ directory: Int32) -> Bool {
+    ///   hold a shared one while it reads), then given up.
+    func lockForRenames(_ directory: Int32) -> RenameLock {
         var waited = 0.0
         var pause: UInt32 = 1_000  // microseconds, doubled up to 50 ms
         while flock(directory, LOCK_EX | LOCK_NB) != 0 {
             let reason = errno
             if reason == EINTR { continue }
-            guard reason == EWOULDBLOCK, waited < lockPatience,
-                waited > 0 || !Self.inheritsLock(on: directory)
-            else { return false }
+            guard reason == EWOULDBLOCK, waited > 0 || !Self.inheritsLock(on: directory) else { return .notTaken }
+            guard waited < lockPatience else { return .givenUp }
             usleep(pause)
             waited += Double(pause) / 1e6
             pause = min(pause * 2, 50_000)
         }
-        return true
+        return .held
     }
 
     /// Whether a descriptor other than `fd`, open across `exec` (no

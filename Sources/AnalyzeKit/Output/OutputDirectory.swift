@@ -73,14 +73,16 @@ struct OutputDirectory {
     /// Writes `files` atomically into the directory, creating it if needed.
     /// Each file's text goes to disk in blocks as its rows are written, so
     /// no file is held whole in memory.
-    func write(_ files: [CSVFile]) throws(AnalyzeError) {
+    /// Returns how the renames stood with the directory's lock.
+    @discardableResult
+    func write(_ files: [CSVFile]) throws(AnalyzeError) -> RenameLock {
         // Directories made for this run are removed again (when still empty)
         // if it fails or is interrupted before its outputs are in place.
         var created: [(path: String, slot: Int?)] = []
         defer { for directory in created { InterruptCleanup.unregisterDirectory(directory.slot) } }
         do throws(AnalyzeError) {
             try createDirectories(path) { directory, slot in created.append((directory, slot)) }
-            try writeFiles(files)
+            return try writeFiles(files)
         } catch {
             for directory in created.reversed() { rmdir(directory.path) }  // innermost first
             throw error
@@ -88,7 +90,7 @@ struct OutputDirectory {
     }
 
     /// ``write(_:)`` once the directory exists.
-    private func writeFiles(_ files: [CSVFile]) throws(AnalyzeError) {
+    private func writeFiles(_ files: [CSVFile]) throws(AnalyzeError) -> RenameLock {
         // A directory where an output goes would fail its rename: refused
         // before any write. (A rename that fails for another reason is undone
         // with those before it: ``putInPlace(_:)``.)
@@ -139,7 +141,7 @@ struct OutputDirectory {
             removeTemporaries()
             throw error
         }
-        try putInPlace(written)
+        return try putInPlace(written)
     }
 
     /// Creates the file at `path`, readable and writable by this user only

@@ -61,7 +61,10 @@ public struct Analyzer: Sendable {
             throw .rejectRateExceeded(Self.rejectRateMessage(quality: quality, limit: options.maxRejectRate))
         }
         for warning in result.warnings { warn(warning) }
-        try output.write(result.csvOutputs)
+        if try output.write(result.csvOutputs) == .givenUp {
+            warn("another process held a lock on '\(options.outputDirectory)' for more than "
+                 + "\(Int(output.lockPatience)) seconds (a reader's flock -s?); the outputs were replaced without it")
+        }
         return result
     }
 
