@@ -88,20 +88,6 @@ final class ForeignFormatTests: XCTestCase {
         XCTAssertTrue(warnings[2].hasPrefix("'x.zst' looks like zstd data"), warnings[2])
     }
 
-    func testPercentagesShowTwoDecimalsRoundedHalfUp() {
-        let expected: [(Int, Int, String)] = [
-            (80, 4045, "1.98 %"), (1, 3, "33.33 %"), (2, 3, "66.67 %"), (5, 5, "100.00 %"), (1, 200, "0.50 %"),
-            (1, 32, "3.13 %"), (0, 5, "0.00 %"), (1, 1_000_000, "< 0.01 %"), (1, 20_000, "0.01 %"), (0, 0, "0.00 %"),
-            // Past where part × 10 000 fits in an Int.
-            (Int.max / 10, Int.max / 5, "50.00 %"),
-            // Nearly all is not all.
-            (30_000, 30_001, "> 99.99 %"), (199_999, 200_000, "> 99.99 %"), (9_999, 10_000, "99.99 %"),
-        ]
-        for (part, whole, text) in expected {
-            XCTAssertEqual(Analyzer.percent(part, of: whole), text, "\(part) of \(whole)")
-        }
-    }
-
     /// Exit 3's rate shows its own digits, cut after as many decimals as it
     /// takes to be seen above the limit. Regression: 50 001 of 100 000
     /// against 0.5 said "50.00 %, more than 0.5".

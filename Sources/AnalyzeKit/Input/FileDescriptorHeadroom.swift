@@ -12,13 +12,18 @@ import Musl
 /// message (found by a review: a job runner that leaks descriptors, or a low
 /// `ulimit -n`). The run's own opens fail with a message naming the file
 /// (exit 2), so only Dispatch's need room made sure of in advance: three for
-/// it and one for each input read at once.
+/// it, one more that its manager thread opens for a moment now and then
+/// (`/proc/TID/stat`, to watch its threads: without room for it a run ended
+/// with SIGILL in about 1 of 17 at the limit, found by a review), and one
+/// for each input read at once.
 enum FileDescriptorHeadroom {
-    /// Descriptors Dispatch opens for itself.
+    /// Descriptors Dispatch holds open for itself.
     static let dispatchDescriptors = 3
+    /// The one Dispatch's manager thread opens for a moment.
+    static let dispatchMomentary = 1
 
     /// Throws an input error (exit 2) when fewer than `dispatchDescriptors` +
-    /// `inputsAtOnce` descriptors can be opened (each worker reads its own
+    /// `dispatchMomentary` + `inputsAtOnce` descriptors can be opened (each worker reads its own
     /// input: the smaller of the workers and the inputs). Opens `/dev/null`
     /// that many times and closes them again; where it cannot be opened for
     /// another reason (a chroot without it), nothing is checked.
@@ -27,7 +32,7 @@ enum FileDescriptorHeadroom {
     /// progress line's timer starts it before the run, on another thread, so
     /// it may have opened some of the three and not yet the others).
     static func check(inputsAtOnce: Int) throws(AnalyzeError) {
-        let forDispatch = dispatchDescriptors - dispatchDescriptorsOpen()
+        let forDispatch = dispatchDescriptors - dispatchDescriptorsOpen() + dispatchMomentary
         let needed = forDispatch + inputsAtOnce
         var opened: [Int32] = []
         defer { for descriptor in opened { close(descriptor) } }

@@ -41,17 +41,6 @@ extension Analyzer {
             + "more than --max-reject-rate \(limit); no output written (run without --max-reject-rate to see them in rejects.csv)"
     }
 
-    /// `part` ÷ `whole` as a percentage with two decimals, rounded half up;
-    /// "< 0.01 %" for a share too small to show as more than none, and
-    /// "> 99.99 %" for one too large to show as less than all.
-    static func percent(_ part: Int, of whole: Int) -> String {
-        guard whole > 0 else { return "0.00 %" }
-        let hundredths = scaledPercent(part, of: whole, decimals: 2)
-        if hundredths == 0 && part > 0 { return "< 0.01 %" }
-        if hundredths == 10_000 && part < whole { return "> 99.99 %" }
-        return formatted(hundredths, decimals: 2)
-    }
-
     /// `part` ÷ `whole` (which exceeds `limit`) as a percentage, its digits
     /// cut (not rounded: 99 999 of 100 000 is not "100.00 %") after two
     /// decimals, or after the first that shows it above the limit, fifteen
@@ -59,22 +48,19 @@ extension Analyzer {
     static func percent(_ part: Int, of whole: Int, above limit: RejectRate) -> String {
         guard whole > 0 else { return "0.00 %" }
         var decimals = 2
-        var scaled = scaledPercent(part, of: whole, decimals: decimals, roundedHalfUp: false)
+        var scaled = scaledPercent(part, of: whole, decimals: decimals)
         // The shown value is scaled ÷ 10^(decimals + 2) as a share of one.
         while decimals < 15 && !limit.isExceeded(rejected: scaled, lines: power(of: 10, decimals + 2)) {
             decimals += 1
-            scaled = scaledPercent(part, of: whole, decimals: decimals, roundedHalfUp: false)
+            scaled = scaledPercent(part, of: whole, decimals: decimals)
         }
         return formatted(scaled, decimals: decimals)
     }
 
-    /// `part` ÷ `whole` × 100 × 10^`decimals`, rounded half up or cut; `part`
-    /// at most `whole`, `decimals` at most 16 (computed in 128 bits: no
-    /// overflow).
-    private static func scaledPercent(_ part: Int, of whole: Int, decimals: Int, roundedHalfUp: Bool = true) -> Int {
-        let product = part.multipliedFullWidth(by: power(of: 10, decimals + 2))
-        let (low, carry) = product.low.addingReportingOverflow(roundedHalfUp ? UInt(whole / 2) : 0)
-        return whole.dividingFullWidth((product.high + (carry ? 1 : 0), low)).quotient
+    /// `part` ÷ `whole` × 100 × 10^`decimals`, cut to an integer; `part` at
+    /// most `whole`, `decimals` at most 16 (computed in 128 bits: no overflow).
+    private static func scaledPercent(_ part: Int, of whole: Int, decimals: Int) -> Int {
+        whole.dividingFullWidth(part.multipliedFullWidth(by: power(of: 10, decimals + 2))).quotient
     }
 
     private static func formatted(_ scaled: Int, decimals: Int) -> String {
