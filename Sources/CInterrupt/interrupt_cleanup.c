@@ -151,7 +151,8 @@ void analyze_interrupt_set_renaming(int active) { renaming = active ? 1 : 0; }
 
 /// The crash signals and the actions they had before ours.
 static const int crash_signals[] = {SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS, SIGFPE};
-static struct sigaction earlier_actions[sizeof crash_signals / sizeof crash_signals[0]];
+#define CRASH_SIGNAL_COUNT (sizeof crash_signals / sizeof crash_signals[0])
+static struct sigaction earlier_actions[CRASH_SIGNAL_COUNT];
 
 static void write_text(const char *text) { (void)!write(STDERR_FILENO, text, strlen(text)); }
 
@@ -170,7 +171,7 @@ static void on_crash(int signal, siginfo_t *info, void *context) {
     // A handler that was there before (the Swift runtime's backtracer, in
     // builds that have it) runs next; whatever it does, the signal's default
     // action then ends the process (it is blocked until this returns).
-    for (size_t i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++) {
+    for (size_t i = 0; i < CRASH_SIGNAL_COUNT; i++) {
         if (crash_signals[i] != signal) continue;
         struct sigaction *earlier = &earlier_actions[i];
         // With the signals it asked to have blocked while it runs.
@@ -199,7 +200,7 @@ static void on_crash(int signal, siginfo_t *info, void *context) {
 /// The calling thread's alternate stack, where it has none: without one a
 /// stack overflow cannot run the handler, and the kernel ends the process
 /// with nothing said (a release build at `ulimit -s 48`, a debug build at
-/// 256 KiB). Static, so nothing is allocated for it.
+/// up to about 400 KiB). Static, so nothing is allocated for it.
 static char crash_stack[64 * 1024];
 
 int analyze_crash_install(void) {
@@ -222,8 +223,8 @@ int analyze_crash_install(void) {
     // second crash signal cut the first one's report short.
     action.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigemptyset(&action.sa_mask);
-    for (size_t i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++) sigaddset(&action.sa_mask, crash_signals[i]);
-    for (size_t i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++) {
+    for (size_t i = 0; i < CRASH_SIGNAL_COUNT; i++) sigaddset(&action.sa_mask, crash_signals[i]);
+    for (size_t i = 0; i < CRASH_SIGNAL_COUNT; i++) {
         if (sigaction(crash_signals[i], &action, &earlier_actions[i]) != 0) return errno;
     }
     return 0;

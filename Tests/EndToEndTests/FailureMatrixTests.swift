@@ -584,8 +584,7 @@ final class FailureMatrixTests: XCTestCase {
         let out = scratch.path + "/out"
         // Two: the main thread and the one that takes signals leave no room.
         for threads in ["1", "2"] {
-            let run = try Child.run("/usr/bin/prlimit", [
-                "--nproc=2", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+            let run = try Child.run("/usr/bin/prlimit", ["--nproc=2"] + Self.asNobody + [
                 analyze, "--threads", threads, "--out", out, sampleExport,
             ], timeout: 60)
             assertFailure(run, exit: 2, mentions: ["cannot start 2 threads", "pids.max, TasksMax=, ulimit -u"],
@@ -598,8 +597,7 @@ final class FailureMatrixTests: XCTestCase {
         // Dispatch queue whose `async` found no thread to start and retried
         // for ever in the main thread (in about 1 run of 3).
         for attempt in 0..<10 {
-            let run = try Child.run("/usr/bin/prlimit", [
-                "--nproc=4", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+            let run = try Child.run("/usr/bin/prlimit", ["--nproc=4"] + Self.asNobody + [
                 analyze, "--quiet", "--threads", "2", "--out", out, sampleExport,
             ], timeout: 30)
             XCTAssertNil(run.signal, "attempt \(attempt): \(run.stderr)")
@@ -1047,15 +1045,18 @@ final class FailureMatrixTests: XCTestCase {
     /// with umask 077), where 65534 is not mapped (a user namespace of one
     /// id), or where processes of nobody's already fill a limit on tasks.
     private func nobodyCanRunAnalyze(limits: [String] = []) -> Bool {
-        let setpriv = "/usr/bin/setpriv", prlimit = "/usr/bin/prlimit"
-        guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: setpriv),
+        let prlimit = "/usr/bin/prlimit"
+        guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: Self.asNobody[0]),
               limits.isEmpty || FileManager.default.isExecutableFile(atPath: prlimit) else { return false }
-        let asNobody = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
-        let command = (limits.isEmpty ? [] : [prlimit] + limits) + asNobody
+        let command = (limits.isEmpty ? [] : [prlimit] + limits) + Self.asNobody
         let version = try? Child.run(command[0], Array(command.dropFirst()) + [analyze, "--version"])
-        let readable = try? Child.run(asNobody[0], Array(asNobody.dropFirst()) + ["/usr/bin/test", "-r", sampleExport])
+        let readable = try? Child.run(Self.asNobody[0], Array(Self.asNobody.dropFirst()) + ["/usr/bin/test", "-r", sampleExport])
         return version?.exitCode == 0 && readable?.exitCode == 0
     }
+
+    /// `setpriv` with the arguments that run a command as `nobody` (uid and
+    /// gid 65534, no supplementary groups).
+    private static let asNobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 
     /// Sets this process's limits so that children that crash leave no core
     /// dump and run no Swift backtracer (which a debug build has: while it
@@ -1280,8 +1281,8 @@ final class FailureMatrixTests: XCTestCase {
 
             XCTAssertEqual(chown(shared + "/installs.csv", 65534, 0), 0)
             XCTAssertEqual(chmod(shared + "/installs.csv", 0o660), 0)
-            let asNobody = try Child.run("/usr/bin/setpriv", [
-                "--reuid=65534", "--regid=65534", "--clear-groups", analyze, "--quiet", "--out", shared, sampleExport,
+            let asNobody = try Child.run(Self.asNobody[0], Array(Self.asNobody.dropFirst()) + [
+                analyze, "--quiet", "--out", shared, sampleExport,
             ])
             XCTAssertEqual(asNobody.exitCode, 0, asNobody.stderr)
             XCTAssertEqual(stat(shared + "/installs.csv", &info), 0)

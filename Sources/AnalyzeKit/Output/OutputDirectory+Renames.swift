@@ -36,7 +36,6 @@ extension OutputDirectory {
         let directory = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         defer { if directory >= 0 { close(directory) } }
         let lock = directory >= 0 ? lockForRenames(directory) : .notTaken
-        let locked = lock == .held
         try InterruptCleanup.withInterruptsHeld { () throws(AnalyzeError) in
             InterruptCleanup.setRenaming(true)
             defer { InterruptCleanup.setRenaming(false) }  // after the one below
@@ -52,7 +51,7 @@ extension OutputDirectory {
                     if !stranded.contains(file.temporary) { unlink(file.temporary) }
                     InterruptCleanup.unregister(file.slot)
                 }
-                if locked { flock(directory, LOCK_UN) }
+                if lock == .held { flock(directory, LOCK_UN) }
                 // The renames to disk too, so that a run that exited 0 keeps
                 // its outputs through a power cut. Not the run's failure if
                 // this fails: the new files are in place.
