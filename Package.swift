@@ -72,9 +72,9 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
-        // Small C helpers (glibc's mallopt).
+        // Small C helpers: glibc's mallopt, prefetch, affinity, renameat2, SSE2 scans, CRC-32.
         .systemLibrary(name: "CSupport"),
-        // The thread that takes SIGINT/SIGTERM/SIGHUP and removes temporary
+        // The thread that takes SIGINT/SIGTERM/SIGHUP/SIGXCPU and removes temporary
         // outputs, in C (its header says why not a signal handler).
         .target(name: "CInterrupt"),
         // The hashes' per-run key, set before `main` (its header says why in C).

@@ -3,7 +3,9 @@
 #include <zlib.h>
 
 /// `inflateInit2` is a macro; Swift can only call functions. Window bits 16+15:
-/// decode exactly one gzip member (header, deflate data, CRC-32 and ISIZE checked).
+/// decode exactly one gzip member with its header (`ZlibInflateBackend` then turns
+/// zlib's own check of the data off with `inflateValidate` and checks the CRC-32
+/// and ISIZE itself, as the other backends do).
 static inline int czlib_inflate_init_gzip(z_streamp stream) {
     return inflateInit2(stream, 16 + MAX_WBITS);
 }

@@ -65,8 +65,6 @@ struct ByteBuffer {
         capacity = newCapacity
     }
 
-    var rawBuffer: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
-
     func bytes(from start: Int, to end: Int) -> [UInt8] {
         Array(UnsafeBufferPointer(start: base + start, count: end - start))
     }
@@ -113,30 +111,6 @@ struct ByteBuffer {
         count += n
     }
 
-    /// `n` bytes of `a` from `start`.
-    @inline(__always) mutating func append(_ a: [UInt8], _ start: Int, _ n: Int) {
-        reserve(n)
-        a.withUnsafeBufferPointer { p in
-            (base + count).update(from: p.baseAddress! + start, count: n)
-        }
-        count += n
-    }
-
-    mutating func append(_ p: UnsafeRawBufferPointer) {
-        let n = p.count
-        reserve(n)
-        if let src = p.baseAddress {
-            (base + count).update(from: src.assumingMemoryBound(to: UInt8.self), count: n)
-        }
-        count += n
-    }
-
-    mutating func repeatByte(_ b: UInt8, _ n: Int) {
-        reserve(n)
-        (base + count).initialize(repeating: b, count: n)
-        count += n
-    }
-
     /// Appends a copy of bytes already in the buffer.
     mutating func duplicate(from start: Int, to end: Int) {
         let n = end - start
@@ -170,28 +144,6 @@ struct ByteBuffer {
         } else {
             uint(UInt64(v))
         }
-    }
-
-    /// Two decimal digits (0...99).
-    @inline(__always) mutating func two(_ v: Int) {
-        reserve(2)
-        let src = decimal + 2 * v
-        base[count] = src[0]
-        base[count + 1] = src[1]
-        count += 2
-    }
-
-    /// Zero-padded decimal with exactly `width` digits.
-    @inline(__always) mutating func padded(_ v: Int, width: Int) {
-        reserve(width)
-        var x = v
-        var i = count + width - 1
-        while i >= count {
-            base[i] = 0x30 &+ UInt8(truncatingIfNeeded: x % 10)
-            x /= 10
-            i -= 1
-        }
-        count += width
     }
 
     // MARK: hex / ids

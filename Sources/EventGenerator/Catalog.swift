@@ -49,7 +49,6 @@ struct QuestionDef: Sendable {
     let elementId: JStr
     let type: QuestionType
     let options: [OptionDef]
-    let weights: [Int]
     let totalWeight: Int
     let input: InputKind
     /// datePicker: the day is never sent (month/year picker).
@@ -62,7 +61,6 @@ struct QuestionDef: Sendable {
         self.elementId = JStr(elementId)
         self.type = type
         self.options = options
-        self.weights = options.map(\.weight)
         self.totalWeight = options.reduce(0) { $0 + $1.weight }
         self.input = input
         self.monthOnly = monthOnly

@@ -1,4 +1,5 @@
-// Standard error output and the progress line shown on a terminal.
+// The standard streams (standard error's messages, standard output's help and
+// version text), the progress line shown on a terminal, and its monotonic clock.
 import AnalyzeKit
 import Dispatch
 #if canImport(Glibc)

@@ -1533,7 +1533,7 @@ final class FailureMatrixTests: XCTestCase {
 
     // MARK: Regressions found by fuzzing
 
-    /// Fuzz/regressions/parser/escaped-timestamp (fuzz-parser, invariant 1): a
+    /// Fuzz/regressions/parser/escaped-timestamp-stale-arena (fuzz-parser, invariant 1): a
     /// timestamp string holding a JSON escape was parsed from a stale copy of the
     /// parser's decode arena (`withBytes(of: string(timestampValue, ...))` in
     /// EventParser.parse evaluates `self` before `string` appends to the arena). A

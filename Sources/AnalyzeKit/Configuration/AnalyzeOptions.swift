@@ -17,7 +17,8 @@ public struct AnalyzeOptions: Sendable, Equatable {
     public var maxLineBytes = 1 << 20
     public var quiet = false
     /// The most worker partials a run uses, whatever `threads` asks for. More
-    /// partials than cores never run at once (tasks never block), and each one
+    /// partials than cores never run at once (Dispatch's pool runs about as
+    /// many tasks as there are cores), and each one
     /// more is another interner to fill and another partial to merge: on two
     /// cores `--threads 8` took 8 % longer than `--threads 2` before this cap.
     /// Tests raise it to drive many-partial merges through the whole pipeline.
@@ -38,9 +39,3 @@ public struct AnalyzeOptions: Sendable, Equatable {
     /// its cgroup's CPU quota allows fewer (``UsableCores``).
     public static var activeCores: Int { UsableCores.count }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif

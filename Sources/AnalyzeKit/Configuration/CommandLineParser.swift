@@ -208,8 +208,8 @@ public enum CommandLineParser {
         dot-files or subdirectories), or - for standard input. Other compressed
         formats and archives (zstd, xz, bzip2, lz4, zip, 7z, tar) are not
         unpacked: such a file named as a path is read as text (its lines are
-        rejected; a warning, exit 0), and a directory skips them. Unpack them
-        first.
+        rejected, a tar's headers around its files' lines; a warning, exit 0),
+        and a directory skips them. Unpack them first.
 
         Options:
           --out DIR            where the CSVs go (default: ./analyze-out;
@@ -233,8 +233,8 @@ public enum CommandLineParser {
         options (write a file named -x.gz as ./-x.gz or after --).
 
         Outputs (in --out): installs.csv, profile_switches.csv, quiz_answers.csv,
-        quality.csv, rejects.csv. They are replaced together, only when a run
-        succeeds.
+        quality.csv, rejects.csv. They are replaced all together, and only when
+        all the input was read without error and within --max-reject-rate.
 
         Exit status: 0 success, 1 usage error, 2 input or output error
         (unreadable file, a directory with no export file, corrupt or truncated

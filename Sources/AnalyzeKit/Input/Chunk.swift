@@ -6,11 +6,13 @@
 /// back to its first capacity when it is reused (``reset(fileIndex:)``).
 final class Chunk: @unchecked Sendable {
     enum Kind {
-        /// `bytes[start..<count]` holds whole lines; only a file's last chunk may
-        /// end without a line end.
+        /// `storage[start..<count]` holds whole lines; only a file's last chunk
+        /// may end without a line end.
         case lines
-        /// One physical line longer than the chunk capacity, streamed past
-        /// without being held. It is blank (skipped) or `line_too_long`.
+        /// One physical line longer than the reader's line capacity
+        /// (`--max-line-bytes` + 64; shorter lines make the chunk grow),
+        /// streamed past without being held. It is blank (skipped) or
+        /// `line_too_long`.
         case oversizedLine(isBlank: Bool)
     }
 
@@ -55,6 +57,18 @@ final class Chunk: @unchecked Sendable {
         if count > 0 { larger.baseAddress!.copyMemory(from: storage.baseAddress!, byteCount: count) }
         storage.deallocate()
         storage = larger
+    }
+
+    /// Empties the chunk for `fileIndex`'s text, back at its first capacity.
+    func reset(fileIndex: Int) {
+        returnToBaseCapacity()
+        self.fileIndex = fileIndex
+        start = 0
+        count = 0
+        kind = .lines
+        checksTrailers = false
+        memberEnds = []
+        streamedSegments = []
     }
 
     /// Gives back a buffer grown for a long line: the chunk is empty again.

@@ -5,7 +5,7 @@
 /// `\n` moves to the front of the next chunk (the only copy). A UTF-8 byte
 /// order mark at the start of the text is skipped. A line that does not fit
 /// in a whole chunk makes the chunk grow, doubling, up to `lineCapacity`
-/// (`--max-line-bytes` + 64: see ``init(source:fileIndex:lineCapacity:)``);
+/// (`--max-line-bytes` + 64: see ``init(source:fileIndex:lineCapacity:cutAfterBytes:maxReadBytes:)``);
 /// a line that does not fit in that is longer than `--max-line-bytes`, so it
 /// is streamed past, noting only whether it was blank, and handed on as a
 /// `.oversizedLine` marker: a 200 MB line over the limit costs no more memory
@@ -289,19 +289,5 @@ struct ChunkReader {
             return false
         }
         return true
-    }
-}
-
-extension Chunk {
-    /// Empties the chunk for `fileIndex`'s text, back at its first capacity.
-    func reset(fileIndex: Int) {
-        returnToBaseCapacity()
-        self.fileIndex = fileIndex
-        start = 0
-        count = 0
-        kind = .lines
-        checksTrailers = false
-        memberEnds = []
-        streamedSegments = []
     }
 }

@@ -6,7 +6,8 @@
 /// input error naming the file and the compressed byte offset.
 ///
 /// Performance: inflates straight into the caller's buffer through an
-/// ``InflateBackend`` (ISA-L when built with it, else zlib); input is read in
+/// ``InflateBackend`` (ISA-L when built with it, else the built-in decoder,
+/// or zlib when asked for at build time); input is read in
 /// `inputCapacity` blocks. The only per-call cost beyond the backend is a
 /// state check.
 final class GzipInflater {

@@ -39,13 +39,6 @@ final class RawFileReader {
         if ownsDescriptor { close(descriptor) }
     }
 
-    /// The file's size when it is a regular file (for progress), else nil.
-    var sizeIfKnown: Int? {
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return Int(info.st_size)
-    }
-
     /// Reads up to `buffer.count` bytes; 0 means end of input.
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(AnalyzeError) -> Int {
         guard buffer.count > 0 else { return 0 }

@@ -108,8 +108,10 @@ enum BareID {
 /// One accepted event, reduced to what the metrics read (24 bytes).
 ///
 /// Identities are ids of the partial's ``IdentityTable`` plus one (0 = none).
-/// Identity events and quiz answers also have an ``EventExtra`` (their
-/// `event_id` bytes, for ordering ties, and their answer). What settling
+/// Quiz answers, and identity events whose `event_id` is not a bare id
+/// (``BareID``), also have an ``EventExtra`` (their `event_id` bytes, for
+/// ordering ties, and their answer); an identity event with a bare id keeps
+/// it in `PartialAggregate.bareIDs` instead (``EventRecord/hasBareID``). What settling
 /// duplicates reads is kept apart, in an ``EventCopy`` per record, and freed
 /// before the metrics are computed.
 ///
