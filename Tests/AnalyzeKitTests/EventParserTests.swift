@@ -58,7 +58,11 @@ final class EventParserTests: XCTestCase {
     }
 
     func testNotAnObject() {
-        for line in ["[1,2]", "\"text\"", "42", "null", "true"] { assertReject(line, .notAnObject) }
+        for line in ["[1,2]", "\"text\"", "42", "null", "true", " [ ] \t"] { assertReject(line, .notAnObject) }
+        // Data after a value that is not an object is invalid JSON, which
+        // outranks not_an_object (regression, mutation testing: a parser that
+        // stopped at the value's end called these not_an_object).
+        for line in ["[1] x", "1 2", "\"a\"\"b\"", "null,", "[1]]", "true {}"] { assertReject(line, .invalidJSON) }
     }
 
     func testMissingField() {

@@ -177,6 +177,27 @@ final class InputTests: XCTestCase {
         XCTAssertEqual(result.rejects.map(\.reason), [.invalidJSON])
     }
 
+    /// SPEC §1: only the three bytes of a BOM (`EF BB BF`) are dropped; a
+    /// file that starts with another character whose UTF-8 begins `EF BB`
+    /// (U+FEC0, `EF BB 80`) keeps it, so its first line is `invalid_json`.
+    /// Regression (mutation testing): a check that ignored the third byte
+    /// passed every test.
+    func testOnlyATrueBOMIsDropped() throws {
+        let directory = TemporaryDirectory()
+        let text = Array((lines[0] + "\n" + lines[1] + "\n").utf8)
+        for (lead, dropped) in [([0xEF, 0xBB, 0xBF] as [UInt8], true), ([0xEF, 0xBB, 0x80], false), ([0xEF, 0xBF, 0xBB], false)] {
+            for gzipped in [false, true] {
+                let content = lead + text
+                let result = try run([directory.write("lead.ndjson", gzipped ? gzip(content) : content)])
+                let what = "\(lead), gzip \(gzipped)"
+                XCTAssertEqual(result.quality.lines, 2, what)
+                XCTAssertEqual(result.quality.events, dropped ? 2 : 1, what)
+                XCTAssertEqual(result.rejects.map(\.line), dropped ? [] : [1], what)
+                XCTAssertEqual(result.rejects.map(\.reason), dropped ? [] : [.invalidJSON], what)
+            }
+        }
+    }
+
     func testBOMCRLFAndBlankLinesKeepPhysicalLineNumbers() throws {
         let directory = TemporaryDirectory()
         let content = [0xEF, 0xBB, 0xBF] + Array((lines[0] + "\r\n\r\n \t\n[]\r\n" + lines[1] + "\r\n{bad}").utf8)
@@ -213,6 +234,31 @@ final class InputTests: XCTestCase {
         let roomy = try run([path], maxLineBytes: line.utf8.count + 1)
         XCTAssertEqual(roomy.quality.events, 2)
         XCTAssertEqual(roomy.rejects.count, 0)
+    }
+
+    /// SPEC §2 rejects, 1: `line_too_long` is checked after the blank-line
+    /// test, so a blank line longer than `--max-line-bytes` is skipped, not
+    /// counted or rejected: just past the limit (held in the chunk), and far
+    /// past it (streamed past). Regression (mutation testing): the two
+    /// checks swapped for lines held in the chunk passed every test.
+    func testABlankLineLongerThanTheLimitIsSkippedNotRejected() throws {
+        let directory = TemporaryDirectory()
+        let limit = max(lines[0].utf8.count, lines[1].utf8.count)
+        let blanks = [String(repeating: " ", count: limit + 1), String(repeating: " \t", count: limit / 2 + 20) + "\r",
+                      String(repeating: "\t", count: limit + 63), String(repeating: " ", count: 3 * limit + 200)]
+        let text = Array(([lines[0]] + blanks + [lines[1], "x"]).joined(separator: "\n").utf8)
+        for gzipped in [false, true] {
+            for threads in [1, 2] {
+                let result = try run([directory.write("blank-long.ndjson", gzipped ? gzip(text) : text)],
+                                     maxLineBytes: limit, threads: threads)
+                let what = "gzip \(gzipped), threads \(threads)"
+                XCTAssertEqual(result.quality.lines, 3, what)
+                XCTAssertEqual(result.quality.events, 2, what)
+                XCTAssertEqual(result.quality.rejected, 1, what)
+                XCTAssertEqual(result.rejects.map(\.line), [7], what)
+                XCTAssertEqual(result.rejects.map(\.reason), [.invalidJSON], what)
+            }
+        }
     }
 
     func testHugeLinesAreStreamedPastNotHeld() throws {

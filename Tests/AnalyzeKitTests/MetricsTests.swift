@@ -492,6 +492,53 @@ final class MetricsTests: XCTestCase {
     }
 
     /// SPEC §2 Duplicates: a dropped copy that differs from the kept one in
+    /// one envelope field the metrics read (event type, instant, device,
+    /// profile, customer user) is a conflict, each field alone, whichever way
+    /// the `event_id` is stored (a short id, a UUID, a longer id); the same
+    /// instant spelled otherwise and the anonymous forms are not.
+    /// Regression (mutation testing, fifty-sixth session): the record
+    /// comparison could drop the type or the nanoseconds with no test failing.
+    func testDuplicatesThatDifferInOneEnvelopeField() throws {
+        func line(_ id: String, type: String = "sdk_activate", timestamp: String = "\"2026-11-01T00:00:00.1Z\"",
+                  device: String? = "\"d1\"", profile: String? = "\"p1\"", cuid: String? = nil) -> String {
+            var fields = ["\"event_id\":\"\(id)\"", "\"event_type\":\"\(type)\"", "\"timestamp\":\(timestamp)"]
+            if let device { fields.append("\"device_id\":\(device)") }
+            if let profile { fields.append("\"profile_id\":\(profile)") }
+            if let cuid { fields.append("\"customer_user_id\":\(cuid)") }
+            return "{" + fields.joined(separator: ",") + "}"
+        }
+        let cases: [(String, (String) -> [String], Bool)] = [
+            ("a tenth of a second", { [line($0), line($0, timestamp: "\"2026-11-01T00:00:00.2Z\"")] }, true),
+            ("one nanosecond", { [line($0, timestamp: "\"2026-11-01T00:00:00.000000001Z\""),
+                                  line($0, timestamp: "\"2026-11-01T00:00:00.000000002Z\"")] }, true),
+            ("one second", { [line($0), line($0, timestamp: "\"2026-11-01T00:00:01.1Z\"")] }, true),
+            ("the same instant spelled otherwise", { [line($0), line($0, timestamp: "\"2026-11-01T09:00:00.100+09:00\""),
+                                                      line($0, timestamp: "1793491200100")] }, false),
+            ("identity types", { [line($0), line($0, type: "logout")] }, true),
+            ("an identity type and an unknown one", { [line($0, type: "logout"), line($0, type: "paywall_shown")] }, true),
+            ("two unknown types", { [line($0, type: "a_thing"), line($0, type: "b_thing")] }, true),
+            ("device", { [line($0), line($0, device: "\"d2\"")] }, true),
+            ("profile", { [line($0), line($0, profile: "\"p2\"")] }, true),
+            ("customer user", { [line($0, type: "identify", cuid: "\"u\""), line($0, type: "identify", cuid: "\"v\"")] }, true),
+            ("customer user against anonymous", { [line($0, cuid: "\"u\""), line($0)] }, true),
+            ("anonymous forms", { [line($0), line($0, cuid: "null"), line($0, cuid: "\"\"")] }, false),
+            ("an unknown type's ignored device", { [line($0, type: "a_thing", device: nil), line($0, type: "a_thing", device: "7")] }, false),
+        ]
+        let ids = ["x", "6d15dece-4af8-4180-bf11-6bf5966b692f", "an-event-id-longer-than-sixteen-bytes"]
+        for id in ids {
+            for (what, lines, conflicts) in cases {
+                let copies = lines(id)
+                let result = try analyze(lines: copies)
+                let message = "\(what), id \(id)"
+                XCTAssertEqual(result.quality("rejected"), "0", message)
+                XCTAssertEqual(result.quality("events"), "1", message)
+                XCTAssertEqual(result.quality("duplicates"), "\(copies.count - 1)", message)
+                XCTAssertEqual(result.quality("conflicting_duplicates"), conflicts ? "1" : "0", message)
+            }
+        }
+    }
+
+    /// SPEC §2 Duplicates: a dropped copy that differs from the kept one in
     /// one `action` field the metrics read is a conflict, each field alone;
     /// one that differs only in what they do not read (screen fields, the
     /// value of an input or datePicker, ignored keys, escapes, key order) is
@@ -770,6 +817,29 @@ final class MetricsTests: XCTestCase {
         XCTAssertEqual(result.quality("lines"), "2")
         XCTAssertEqual(result.quality("rejected_not_an_object"), "1")
         XCTAssertEqual(result.rejectsText, "file,line,reason\n\(result.rejects[0].file),3,not_an_object\n")
+    }
+
+    /// SPEC §4.5: `rejects.csv` holds the first `--max-reject-rows` rejects
+    /// in input order, and no more, while quality.csv counts them all.
+    /// Regression (mutation testing): a cut that kept one row too many
+    /// passed every test.
+    func testRejectsKeepAtMostMaxRejectRowsInInputOrder() throws {
+        let directory = TemporaryDirectory()
+        let good = (0..<4).map { event("e\($0)", "sdk_activate", "2026-11-01T00:00:00Z") }
+        let path = directory.write("rejects.ndjson", lines: [good[0], "x", "[]", good[1], "{", good[2], "1", "{}", good[3]])
+        let all = [2, 3, 5, 7, 8]
+        for rows in [0, 1, 2, 4, 5, 6, Int.max] {
+            for threads in [1, 2] {
+                var options = AnalyzeOptions(paths: [path], threads: threads)
+                options.maximumWorkers = threads
+                options.maxRejectRows = rows
+                let result = try Analyzer(options: options).analyze()
+                XCTAssertEqual(result.quality.rejected, 5, "rows \(rows)")
+                XCTAssertEqual(result.rejects.map(\.line), Array(all.prefix(rows)), "rows \(rows), threads \(threads)")
+                let csv = result.rejectsText.split(separator: "\n")
+                XCTAssertEqual(csv.count, 1 + min(rows, all.count), "rows \(rows), threads \(threads)")
+            }
+        }
     }
 
     func testEmptyInputGivesHeadersOnly() throws {
