@@ -111,9 +111,9 @@ enum BareID {
 /// Quiz answers, and identity events whose `event_id` is not a bare id
 /// (``BareID``), also have an ``EventExtra`` (their `event_id` bytes, for
 /// ordering ties, and their answer); an identity event with a bare id keeps
-/// it in `PartialAggregate.bareIDs` instead (``EventRecord/hasBareID``). What settling
-/// duplicates reads is kept apart, in an ``EventCopy`` per record, and freed
-/// before the metrics are computed.
+/// it in `PartialAggregate.bareIDs` instead (``EventRecord/hasBareID``).
+/// What settling duplicates reads is kept apart, in an ``EventCopy`` per
+/// record, and freed before the metrics are computed.
 ///
 /// Memory: the fields are packed into three words, each field in the fewest
 /// bits its range needs (at 5 M events, 40 MB less than 32-byte records with
