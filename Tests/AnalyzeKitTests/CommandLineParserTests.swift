@@ -45,6 +45,10 @@ final class CommandLineParserTests: XCTestCase {
         XCTAssertEqual(parsed.maxLineBytes, 10)
         XCTAssertTrue(parsed.quiet)
         XCTAssertEqual(try options(["--timezone", "-05:00", "x"]).timeZone, ReportingTimeZone(parsing: "-05:00"))
+        // `--opt=value` splits at the first `=`: the value may hold more
+        // (regression, mutation testing: a split at the last one passed).
+        XCTAssertEqual(try options(["--out=o=x", "x"]).outputDirectory, "o=x")
+        XCTAssertEqual(try options(["--out==", "x"]).outputDirectory, "=")
     }
 
     /// A repeated option keeps its last value, and only that one is checked

@@ -1,5 +1,9 @@
+import Foundation
 import XCTest
 @testable import AnalyzeKit
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Reading inputs (SPEC §1): gzip detection, members, damage, lines.
 final class InputTests: XCTestCase {
@@ -327,6 +331,37 @@ final class InputTests: XCTestCase {
         }
     }
 
+    /// SPEC §1: an input is gzip when it starts with `1f 8b`, however its
+    /// bytes arrive: a pipe (here a FIFO) that delivers the first byte alone
+    /// is still gzip. Regression (mutation testing: a check that looked at
+    /// the first read only passed every test).
+    func testGzipIsDetectedWhenItsFirstByteArrivesAlone() throws {
+        let directory = TemporaryDirectory()
+        let fifo = directory.path + "/slow.ndjson.gz"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let bytes = gzip(text)
+        let writer = Thread {
+            let descriptor = open(fifo, O_WRONLY)
+            guard descriptor >= 0 else { return }
+            bytes.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let n = write(descriptor, buffer.baseAddress! + offset, offset == 0 ? 1 : buffer.count - offset)
+                    if n <= 0 { break }
+                    offset += n
+                    if offset == 1 { usleep(200_000) }
+                }
+            }
+            close(descriptor)
+        }
+        writer.start()
+        let result = try run([fifo])
+        XCTAssertEqual(result.quality.bytesRead, bytes.count)
+        XCTAssertEqual(result.quality.bytesDecoded, text.count)
+        XCTAssertEqual(result.quality.events, 50)
+        XCTAssertEqual(result.rejects.count, 0)
+    }
+
     func testSameFileTwiceIsReadTwice() throws {
         let directory = TemporaryDirectory()
         let path = directory.write("events.ndjson", text)
@@ -336,5 +371,13 @@ final class InputTests: XCTestCase {
         XCTAssertEqual(twice.quality.duplicates, 50)
         XCTAssertEqual(twice.quality.conflictingDuplicates, 0)
         XCTAssertEqual(twice.installsCSV(), once.installsCSV())
+        // Line numbers start again at 1 in the second copy: the line is the
+        // physical line in that input's text, even under the same name
+        // (regression, mutation testing: numbering by name passed).
+        let withReject = directory.write("rejects.ndjson", lines: ["not json", lines[0], "[]"])
+        let rejects = try run([withReject, withReject]).rejects
+        XCTAssertEqual(rejects.map(\.file), [withReject, withReject, withReject, withReject])
+        XCTAssertEqual(rejects.map(\.line), [1, 3, 1, 3])
+        XCTAssertEqual(rejects.map(\.reason), [.invalidJSON, .notAnObject, .invalidJSON, .notAnObject])
     }
 }

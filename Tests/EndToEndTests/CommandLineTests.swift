@@ -169,6 +169,25 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(rejects, "file,line,reason\n\(input),3,invalid_json\n")
     }
 
+    /// SPEC §5 and §2: the rate's denominator is `lines`, duplicates included
+    /// (`lines` = `events` + `duplicates` + `rejected`). Regression (mutation
+    /// testing: a rate over kept events and rejects only passed every test).
+    func testRejectRateCountsDuplicatesInItsLines() throws {
+        let scratch = Scratch()
+        let input = scratch.write("duplicated.ndjson", Data("""
+            {"event_id":"a","event_type":"logout","timestamp":0,"device_id":"d","profile_id":"p"}
+            {"event_id":"a","event_type":"logout","timestamp":0,"device_id":"d","profile_id":"p"}
+            not json
+
+            """.utf8))
+        // 1 of 3 lines: within 0.4 (1 of 2, kept events and rejects alone, is not).
+        var run = try AnalyzeBinary.run(["--quiet", "--out", scratch.path + "/a", "--max-reject-rate", "0.4", input])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        run = try AnalyzeBinary.run(["--quiet", "--out", scratch.path + "/b", "--max-reject-rate", "0.3", input])
+        XCTAssertEqual(run.status, 3, run.stderr)
+        XCTAssertTrue(run.stderr.hasPrefix("analyze: 1 of 3 lines rejected (33.3"), run.stderr)
+    }
+
     /// A file in a format analyze does not read is still read as the SPEC
     /// says (plain text, as it does not start with gzip's magic), so its
     /// lines are rejected; the run says why in a warning, also with

@@ -409,11 +409,20 @@ final class FailureMatrixTests: XCTestCase {
             ("deflate-data", flipped(gz.count / 2)),
             ("header-method", flipped(2, 0x01)),
             ("header-reserved-flags", flipped(3, 0xE0)),
+            // Each reserved flag bit alone (regression, mutation testing: a
+            // check of two of the three passed every test).
+            ("header-reserved-flag-20", flipped(3, 0x20)),
+            ("header-reserved-flag-40", flipped(3, 0x40)),
+            ("header-reserved-flag-80", flipped(3, 0x80)),
             ("garbage-after-member", gz + Data("garbage".utf8)),
             ("lone-1f-after-member", gz + Data([0x1f])),
             ("magic-then-garbage-after-member", gz + Data([0x1f, 0x8b, 0x00])),
             ("newline-after-member", gz + Data([0x0a])),
             ("zeros-then-garbage", gz + Data(count: 100) + Data([0x01])),
+            // More zeros than one input buffer (256 KiB) before the damage
+            // (regression, mutation testing: zeros that ended a buffer could
+            // have ended the stream with no test failing).
+            ("long-zeros-then-garbage", gz + Data(count: 300_000) + Data([0x01])),
             ("zeros-then-member", gz + Data(count: 3) + gz),
             ("magic-only", Data([0x1f, 0x8b])),
             // An empty member ends in a read that produces no text (regression:
@@ -437,6 +446,15 @@ final class FailureMatrixTests: XCTestCase {
             let path = scratch.write("short-tail.ndjson.gz", gz + Data(tail))
             let run = try Child.run(analyze, ["--out", out, path])
             assertFailure(run, exit: 2, mentions: ["'\(path)'", "byte offset", word], out: out, before: before, "\(tail)")
+            restore(out, before)
+        }
+        // The offset named is the first byte that is not zero after the
+        // padding (regression, mutation testing: one byte early passed).
+        for padding in [0, 100, 300_000] {
+            let path = scratch.write("zeros-\(padding)-then-garbage.ndjson.gz", gz + Data(count: padding) + Data("x".utf8))
+            let run = try Child.run(analyze, ["--out", out, path])
+            assertFailure(run, exit: 2, mentions: ["'\(path)'", "at byte offset \(gz.count + padding): unexpected bytes after a gzip member"],
+                          out: out, before: before, "\(padding) zeros")
             restore(out, before)
         }
         for name in ["badcrc.gz", "corrupt.gz", "garbage-1f.gz", "garbage.gz", "magic-only.ndjson", "truncated-mid.gz",
