@@ -824,16 +824,12 @@ final class MetricsTests: XCTestCase {
     /// Regression (mutation testing): a cut that kept one row too many
     /// passed every test.
     func testRejectsKeepAtMostMaxRejectRowsInInputOrder() throws {
-        let directory = TemporaryDirectory()
         let good = (0..<4).map { event("e\($0)", "sdk_activate", "2026-11-01T00:00:00Z") }
-        let path = directory.write("rejects.ndjson", lines: [good[0], "x", "[]", good[1], "{", good[2], "1", "{}", good[3]])
+        let lines = [good[0], "x", "[]", good[1], "{", good[2], "1", "{}", good[3]]
         let all = [2, 3, 5, 7, 8]
         for rows in [0, 1, 2, 4, 5, 6, Int.max] {
             for threads in [1, 2] {
-                var options = AnalyzeOptions(paths: [path], threads: threads)
-                options.maximumWorkers = threads
-                options.maxRejectRows = rows
-                let result = try Analyzer(options: options).analyze()
+                let result = try analyze(lines: lines, threads: threads, maxRejectRows: rows)
                 XCTAssertEqual(result.quality.rejected, 5, "rows \(rows)")
                 XCTAssertEqual(result.rejects.map(\.line), Array(all.prefix(rows)), "rows \(rows), threads \(threads)")
                 let csv = result.rejectsText.split(separator: "\n")

@@ -48,7 +48,7 @@ func gzip(_ bytes: [UInt8]) -> [UInt8] {
 /// Runs the engine over `lines` (one file) and returns the result.
 func analyze(
     lines: [String], timeZone: String = "UTC", threads: Int = 2, maxLineBytes: Int = 1 << 20,
-    file: StaticString = #filePath, line: UInt = #line
+    maxRejectRows: Int = 10_000, file: StaticString = #filePath, line: UInt = #line
 ) throws -> AnalysisResult {
     let directory = TemporaryDirectory()
     let path = directory.write("events.ndjson", lines: lines)
@@ -56,6 +56,7 @@ func analyze(
     options.maximumWorkers = threads  // as many partials as asked, whatever the machine
     options.timeZone = ReportingTimeZone(parsing: timeZone)!
     options.maxLineBytes = maxLineBytes
+    options.maxRejectRows = maxRejectRows
     return try Analyzer(options: options).analyze()
 }
 
