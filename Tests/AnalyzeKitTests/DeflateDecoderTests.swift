@@ -549,4 +549,101 @@ final class DeflateDecoderTests: XCTestCase {
         XCTAssertEqual(decode(member(data: [0x03, 0x00], text: []), with: BuiltInInflateBackend(),
                               inputPiece: 3, outputPiece: 5, random: &random), .decoded([]))
     }
+
+    /// A member cut anywhere in or after an invalid code is judged as zlib
+    /// judges it: invalid once every bit of the code is in (8 for the fixed
+    /// code's symbol 286, 5 for distance code 30), cut short before that.
+    /// Regression: the built-in decoder waited for 15 bits before trusting
+    /// an invalid entry, so a member ending 8 to 14 bits into the code was
+    /// "truncated" where zlib (and `gzip -t`) say invalid (found by mutation
+    /// testing).
+    func testAMemberCutAfterAnInvalidCodeIsJudgedAsZlibJudgesIt() {
+        let header: [UInt8] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]
+        var literal = BitWriter()  // 'a', then literal/length symbol 286 (11000110)
+        literal.put(1, 1); literal.put(1, 2); literal.literal(UInt8(ascii: "a")); literal.code(0xC6, 8)
+        var distance = BitWriter()  // 'a', then length 3 (257: 0000001) at distance code 30 (11110)
+        distance.put(1, 1); distance.put(1, 2); distance.literal(UInt8(ascii: "a")); distance.code(1, 7)
+        distance.code(30, 5)
+        for (writer, reason) in [(literal, "invalid literal/length code"), (distance, "invalid distance code")] {
+            var judgedInvalid = 0
+            for padding in 0...16 {
+                var padded = writer
+                padded.put(0, padding)
+                let stream = header + padded.bytes  // no trailer: the member is cut short
+                for cut in header.count...stream.count {
+                    let member = Array(stream.prefix(cut))
+                    var a = SplitMix64(5), b = SplitMix64(5), c = SplitMix64(5)
+                    let byZlib = decode(member, with: ZlibInflateBackend(), inputPiece: 1 << 20, outputPiece: 1 << 20,
+                                        random: &a)
+                    let context = "\(reason), \(padding) bits of padding, cut at byte \(cut)"
+                    XCTAssertEqual(decode(member, with: BuiltInInflateBackend(), inputPiece: 1 << 20, outputPiece: 1 << 20,
+                                          random: &b), byZlib, context)
+                    XCTAssertEqual(decode(member, with: BuiltInInflateBackend(), inputPiece: 1, outputPiece: 1,
+                                          random: &c), byZlib, context + ", byte by byte")
+                    if byZlib == .failed(reason) { judgedInvalid += 1 }
+                }
+            }
+            // Every bit of the code is in from the padding that fills its last byte on.
+            XCTAssertGreaterThan(judgedInvalid, 10, reason)
+        }
+    }
+
+    /// An invalid distance code after a length code with extra bits is
+    /// placed before the length code whichever loop
+    /// finds it: the fast one (input whole, with 8 bytes beyond it) or the
+    /// careful one (byte by byte).
+    func testAnInvalidDistanceAfterALengthsExtraBitsIsPlacedAlikeByBothLoops() {
+        // Fixed codes: literal 0x90 (9 bits), length code 281 (11000001) and its 5 extra
+        // bits, then distance code 30 (11110), invalid; zeros after it, so that the
+        // fast loop runs over the whole of it.
+        var w = BitWriter()
+        w.put(1, 1); w.put(1, 2); w.code(0x190, 9); w.code(0xC1, 8); w.put(0, 5); w.code(30, 5); w.put(0, 7)
+        let data = member(data: w.bytes + [UInt8](repeating: 0, count: 24), text: [])
+        var random = SplitMix64(12)
+        let whole = decodeOrReject(data, with: BuiltInInflateBackend(), inputPiece: 1 << 20, outputPiece: 1 << 20,
+                                   random: &random)
+        let byteByByte = decodeOrReject(data, with: BuiltInInflateBackend(), inputPiece: 1, outputPiece: 1 << 20,
+                                        random: &random)
+        // The length code starts at bit 12 of the data: byte 2 after the 10-byte header.
+        XCTAssertEqual(whole, .failure(Rejection(reason: "invalid distance code", place: 12)))
+        XCTAssertEqual(byteByByte, whole)
+    }
+
+    /// A match may reach back the whole 32 KiB window (distance 32 768, which
+    /// zlib's compressor never writes), also when each call has room for one
+    /// byte only, so the window holds output of many earlier calls.
+    func testAMatchReachesBackTheWholeWindowAcrossCalls() {
+        var random = SplitMix64(17)
+        let stored = (0..<32_768).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        var w = BitWriter()
+        // A stored block of 32 768 bytes (not final), then a final fixed block: length 3
+        // (257: 0000001) at distance 32 768 (code 29, 11101, with 13 extra bits all set), end.
+        w.put(0, 3); w.put(0, 5)
+        w.put(0x8000, 16); w.put(0x7FFF, 16)
+        w.bytes += stored
+        w.count += 8 * stored.count
+        w.put(1, 1); w.put(1, 2); w.code(1, 7); w.code(29, 5); w.put(8191, 13); w.code(0, 7)
+        let text = stored + stored.prefix(3)
+        for (inputPiece, outputPiece) in [(1 << 20, 1 << 20), (7, 1), (1, 3)] {
+            XCTAssertEqual(decode(member(data: w.bytes, text: text), with: BuiltInInflateBackend(), inputPiece: inputPiece,
+                                  outputPiece: outputPiece, random: &random), .decoded(text),
+                           "input pieces up to \(inputPiece), output up to \(outputPiece)")
+        }
+    }
+
+    /// A set over-subscribed by just one code of the longest length, 15 bits
+    /// (no longer length is left to show the excess), is rejected as zlib
+    /// rejects it, for literals and lengths and for distances.
+    func testASetOverSubscribedByOneFifteenBitCodeIsRejected() {
+        // Lengths 1 to 15 and one more 15 make a complete code; one more 15 is one too many.
+        var over: [Int: Int] = [256: 15, 80: 15]
+        for k in 0..<15 { over[65 + k] = k + 1 }
+        var w = dynamicHeader(literalLengths: lengths(257, over), distanceLengths: [1])
+        w.put(0, 64)
+        XCTAssertEqual(bothSay(w.bytes, inputPiece: 2, outputPiece: 3), .failed("invalid literal/lengths set"))
+        let distances = (0..<15).map { $0 + 1 } + [15, 15]
+        w = dynamicHeader(literalLengths: lengths(257, [65: 1, 256: 1]), distanceLengths: distances)
+        w.put(0, 64)
+        XCTAssertEqual(bothSay(w.bytes, inputPiece: 2, outputPiece: 3), .failed("invalid distances set"))
+    }
 }

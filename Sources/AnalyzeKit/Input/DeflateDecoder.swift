@@ -440,10 +440,13 @@ final class DeflateDecoder {
             }
             let entry = HuffmanTable.lookup(literalEntries, bits, primaryBits: Self.literalBits)
             let codeLength = HuffmanTable.length(entry)
-            // An entry read partly from missing bits decides nothing (15 bits decide any code).
-            if codeLength > count || (HuffmanTable.kindBits(entry) == HuffmanTable.Kind.invalid.rawValue && count < 15) {
-                return false
-            }
+            // An entry is decided once its code's bits are in, an invalid one
+            // too: its length is the bits that decide it, as in zlib's tables
+            // (8 for the fixed code's symbols 286 and 287, 5 for distances 30
+            // and 31, 1 where an empty or one-code set leaves a pattern unused).
+            // So a member cut just after an invalid code is invalid, as zlib
+            // says, not cut short.
+            if codeLength > count { return false }
             switch HuffmanTable.kindBits(entry) {
             case HuffmanTable.Kind.literal.rawValue:
                 // A pair with room for one byte: its first literal alone.
@@ -462,7 +465,7 @@ final class DeflateDecoder {
                 let distanceEntry = HuffmanTable.lookup(distanceEntries, afterLength, primaryBits: Self.distanceBits)
                 let distanceCodeLength = HuffmanTable.length(distanceEntry)
                 guard HuffmanTable.kindBits(distanceEntry) == HuffmanTable.Kind.lengthOrDistance.rawValue else {
-                    if count - used < 15 { return false }
+                    if distanceCodeLength > count - used { return false }
                     throw Failure(reason: "invalid distance code")
                 }
                 let distanceExtra = HuffmanTable.extra(distanceEntry)

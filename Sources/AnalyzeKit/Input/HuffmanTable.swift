@@ -51,6 +51,8 @@ struct HuffmanTable {
         scratch.deallocate()
     }
 
+    /// A pattern no code begins with (an empty set, or one code of one bit):
+    /// decided by its first bit, as zlib's tables decide it.
     static let invalidEntry = entry(kind: .invalid, length: 1, extra: 0, value: 0)
 
     @inline(__always)
