@@ -513,6 +513,50 @@ final class ChunkFeedTests: XCTestCase {
             }
         }
     }
+
+    /// Within one input, a member whose trailer fails the workers' check is
+    /// reported before damage after it, however the workers run: the check
+    /// names the earlier place (here the second member is cut short in its
+    /// header, so its reader fails at once).
+    func testAFailedChecksumComesBeforeLaterDamageInTheSameInput() throws {
+        let directory = TemporaryDirectory()
+        let text = String(repeating: "{\"k\":1}\n", count: 3_000)
+        let whole = gzip(Array(text.utf8))
+        var badCRC = whole
+        badCRC[badCRC.count - 7] ^= 0x04
+        let path = directory.write("b.ndjson.gz", badCRC + Array(whole.prefix(5)))
+        for round in 0..<60 {
+            let workers = 2 + round % 3
+            let feed = try feed([path], workers: workers, spin: Self.spins[round % 3])
+            _ = drain(feed, workers: workers)
+            guard case .input(let message)? = feed.error else {
+                return XCTFail("expected an input error, got \(String(describing: feed.error))")
+            }
+            XCTAssertTrue(message.hasSuffix("incorrect data check"), "round \(round), \(workers) workers: \(message)")
+        }
+    }
+
+    /// Once a member's trailer fails the workers' check, the rest of that
+    /// input is not read: one worker gets no chunk of it after the one
+    /// that reached the failing member's end.
+    func testAnInputIsNotReadOnAfterItsChecksumFailed() throws {
+        let directory = TemporaryDirectory()
+        let text = String(repeating: "{\"k\":1}\n", count: 3_000)
+        let whole = gzip(Array(text.utf8))
+        var badCRC = whole
+        badCRC[badCRC.count - 7] ^= 0x04
+        let path = directory.write("b.ndjson.gz", badCRC + whole + whole)
+        for spin in Self.spins {
+            let feed = try feed([path], workers: 1, spin: spin)
+            let received = drain(feed, workers: 1)
+            guard case .input(let message)? = feed.error else {
+                return XCTFail("expected an input error, got \(String(describing: feed.error))")
+            }
+            XCTAssertTrue(message.hasSuffix("incorrect data check"), message)
+            let lines = received.flatMap(\.tokens).filter { !$0.isEmpty }
+            XCTAssertLessThan(lines.count, 3_000 + Self.capacity, "the input was read on after its checksum failed")
+        }
+    }
 }
 
 /// One chunk as a test worker saw it.

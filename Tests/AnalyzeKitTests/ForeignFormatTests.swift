@@ -127,6 +127,27 @@ final class ForeignFormatTests: XCTestCase {
                        ["every one of the 3 lines was rejected (invalid_json 3); is this an Adapty event export? "
                         + "rejects.csv lists none of them with --max-reject-rows 0"])
     }
+
+    /// A run with no lines at all (empty inputs) is not one whose every line
+    /// was rejected: no warning.
+    func testNoLinesAtAllIsNotEveryLineRejected() {
+        XCTAssertEqual(Analyzer.warnings(skippedLookalikes: [], foreignInputs: [], quality: QualityReport(), rejectRowsListed: 0), [])
+        XCTAssertEqual(Analyzer.warnings(skippedLookalikes: [], foreignInputs: [], quality: QualityReport.allRejected(0)), [])
+    }
+
+    /// A checksum field padded with leading spaces (as older tars write it)
+    /// adds up too.
+    func testATarChecksumWithLeadingSpacesIsRead() {
+        var header = [UInt8](repeating: 0, count: 512)
+        func put(_ text: String, at offset: Int) { header.replaceSubrange(offset..<(offset + text.utf8.count), with: Array(text.utf8)) }
+        put("events.ndjson", at: 0)
+        put("ustar\u{0}00", at: 257)
+        let sum = header.enumerated().reduce(0) { $0 + ((148..<156).contains($1.offset) ? 32 : Int($1.element)) }
+        let digits = String(sum, radix: 8)
+        XCTAssertLessThan(digits.count, 6)
+        put(String(repeating: " ", count: 6 - digits.count) + digits + "\0 ", at: 148)
+        XCTAssertEqual(header.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) }, .tar)
+    }
 }
 
 private extension QualityReport {

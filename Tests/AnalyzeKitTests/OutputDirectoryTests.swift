@@ -108,4 +108,24 @@ final class OutputDirectoryTests: XCTestCase {
         XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "the renames waited for their own caller's lock")
         XCTAssertEqual(locked, .notTaken)
     }
+
+    /// A lock released before the patience runs out is waited for and
+    /// taken: the renames give up only after the whole patience.
+    func testALockReleasedWithinThePatienceIsTaken() throws {
+        let directory = TemporaryDirectory()
+        let output = OutputDirectory(path: directory.path, lockPatience: 4)
+        let own = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { close(own) }
+        let other = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { close(other) }
+        XCTAssertEqual(flock(other, LOCK_SH), 0)
+        let released = DispatchSemaphore(value: 0)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1.5) {
+            flock(other, LOCK_UN)
+            released.signal()
+        }
+        XCTAssertEqual(output.lockForRenames(own), .held, "a lock held for 1.5 s of a 4 s patience is waited for")
+        released.wait()
+        XCTAssertEqual(flock(own, LOCK_UN), 0)
+    }
 }

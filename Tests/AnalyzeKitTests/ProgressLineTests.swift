@@ -76,4 +76,13 @@ final class ProgressLineTests: XCTestCase {
         XCTAssertEqual(progress.line(elapsed: 10, columns: 1), "a")
         XCTAssertEqual(progress.line(elapsed: 10, columns: 0), "a")
     }
+
+    /// The first line is drawn half a second into a run: its rates are per
+    /// second of that half second, not of a whole one.
+    func testRatesEarlierThanOneSecondAreNotHalved() {
+        let progress = Analyzer.Progress()
+        progress.decodedBytes.store(1_048_576, ordering: .relaxed)
+        progress.lines.store(1000, ordering: .relaxed)
+        XCTAssertEqual(progress.line(elapsed: 0.5, columns: 1000), "analyze: 1.0 MiB decoded, 2.0 MiB/s, 2000 lines/s")
+    }
 }

@@ -47,4 +47,14 @@ final class RejectRateTests: XCTestCase {
             XCTAssertEqual(rate(text).isExceeded(rejected: rejected, lines: lines), exceeded, "\(rejected)/\(lines) > \(text)")
         }
     }
+
+    /// An exponent is read in full (up to 10^15), so leading zeros of the
+    /// mantissa may be balanced by a large one: 0.(1000 zeros)5e1001 is 5.
+    func testALargeExponentBalancesManyLeadingZeros() {
+        let five = RejectRate(parsing: "0." + String(repeating: "0", count: 1000) + "5e1001")
+        XCTAssertEqual(five, RejectRate(parsing: "5"))
+        XCTAssertEqual(five?.isExceeded(rejected: 1, lines: 1), false)
+        let half = RejectRate(parsing: "0." + String(repeating: "0", count: 1000) + "5e1000")
+        XCTAssertEqual(half, RejectRate(parsing: "0.5"))
+    }
 }

@@ -394,4 +394,114 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: out)), Set(csvNames),
                        "no temporary files are left behind")
     }
+
+    /// The check leaves room for the longest temporary name, with a PID of
+    /// ten digits, and its NUL: an --out whose longest temporary name would
+    /// be exactly PATH_MAX bytes is refused before the input is read.
+    func testAnOutputWithoutRoomForTheTemporaryNamesNULIsRefused() throws {
+        let scratch = Scratch()
+        let truncated = scratch.write("truncated.ndjson.gz", Data([0x1f, 0x8b, 0x08, 0]))
+        // "/.profile_switches.csv.tmp-", ten digits, "-" and 16 hex digits: 54 bytes.
+        let length = 4_096 - 54
+        var deep = scratch.path
+        while deep.utf8.count + 201 < length { deep += "/" + String(repeating: "e", count: 200) }
+        deep += "/" + String(repeating: "f", count: length - deep.utf8.count - 1)
+        XCTAssertEqual(deep.utf8.count, length)
+        let run = try AnalyzeBinary.run(["--out", deep, truncated])
+        XCTAssertEqual(run.status, 2)
+        XCTAssertTrue(run.stderr.contains("File name too long") && !run.stderr.contains("truncated"), run.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: deep))
+    }
+
+    /// Directories made for --out get 0755 less the umask, as `mkdir -p`
+    /// makes them.
+    func testNewOutputDirectoriesGetTheUsualMode() throws {
+        let scratch = Scratch()
+        let out = scratch.path + "/new/out"
+        let run = try AnalyzeBinary.run(["--quiet", "--out", out, sample("events.ndjson.gz")])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let mask = umask(0o022)
+        umask(mask)
+        for path in [scratch.path + "/new", out] {
+            var info = stat()
+            XCTAssertEqual(stat(path, &info), 0)
+            XCTAssertEqual(info.st_mode & 0o7777, 0o755 & ~mask, path)
+        }
+    }
+
+    /// A dangling symbolic link given as --out with a trailing slash is named
+    /// as such, also when its name is one byte long (`l/`, relative).
+    func testAOneByteDanglingLinkWithATrailingSlashIsNamed() throws {
+        let scratch = Scratch()
+        XCTAssertEqual(symlink(scratch.path + "/missing", scratch.path + "/l"), 0)
+        let run = try AnalyzeBinary.run(["--out", "l/", sample("events.ndjson.gz")], in: scratch.path)
+        XCTAssertEqual(run.status, 2)
+        XCTAssertEqual(run.stderr, "analyze: cannot write to 'l/': a symbolic link to nothing\n")
+    }
+
+    /// An --out below an existing file that is not a directory, even an
+    /// executable one, is refused before the input is read.
+    func testAnOutputBelowAnExecutableFileIsRefusedBeforeReading() throws {
+        let scratch = Scratch()
+        let file = scratch.write("a-program", Data("#!/bin/sh\n".utf8))
+        XCTAssertEqual(chmod(file, 0o755), 0)
+        let truncated = scratch.write("truncated.ndjson.gz", Data([0x1f, 0x8b, 0x08, 0]))
+        let run = try AnalyzeBinary.run(["--out", file + "/out", truncated])
+        XCTAssertEqual(run.status, 2)
+        XCTAssertEqual(run.stderr, "analyze: cannot create '\(file)/out': '\(file)' is not a writable directory\n")
+    }
+
+    /// Warnings about inputs in other formats come in input order, whichever
+    /// input's worker finishes first (here the small second one, beside a
+    /// large first one).
+    func testForeignFormatWarningsComeInInputOrder() throws {
+        let scratch = Scratch()
+        let large = Data([0x28, 0xB5, 0x2F, 0xFD, 0x0A]) + Data(String(repeating: "{\"k\":1}\n", count: 400_000).utf8)
+        let first = scratch.write("a.ndjson.zst", large)
+        let second = scratch.write("b.ndjson.xz", Data([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00, 0x0A]))
+        for round in 0..<3 {
+            let run = try AnalyzeBinary.run(["--quiet", "--threads", "2", "--out", scratch.path + "/out\(round)", first, second])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let warnings = run.stderr.split(separator: "\n").filter { $0.contains("looks like") }
+            XCTAssertEqual(warnings.count, 2, run.stderr)
+            XCTAssertTrue(warnings.first?.hasPrefix("analyze: warning: '\(first)' looks like zstd data") ?? false, "round \(round): \(run.stderr)")
+            XCTAssertTrue(warnings.last?.hasPrefix("analyze: warning: '\(second)' looks like xz data") ?? false, "round \(round): \(run.stderr)")
+        }
+    }
+
+    /// A socket is read only once too: one named twice is refused as a pipe
+    /// is, before anything is read. Found by mutation testing.
+    func testASocketNamedTwiceIsAUsageError() throws {
+        let scratch = Scratch()
+        let socketPath = scratch.path + "/sock"
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let pathBytes = Array(socketPath.utf8) + [0]
+        try XCTSkipIf(pathBytes.count > MemoryLayout.size(ofValue: address.sun_path), "scratch path too long for a socket")
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: pathBytes) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        XCTAssertEqual(bound, 0)
+        let out = scratch.path + "/out"
+        let run = try AnalyzeBinary.run(["--quiet", "--out", out, socketPath, socketPath])
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertTrue(run.stderr.hasPrefix("analyze: '\(socketPath)' is given twice; a pipe can be read only once\n"), run.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+    }
+
+    /// The summary line counts the run's lines, events, duplicates and
+    /// rejects, and names the output directory.
+    func testTheSummaryLineCountsWhatTheRunFound() throws {
+        let scratch = Scratch()
+        let line = #"{"event_id":"e1","event_type":"sdk_activate","timestamp":"2026-11-28T09:15:02Z","device_id":"d","profile_id":"p"}"#
+        let input = scratch.write("events.ndjson", Data((String(repeating: line + "\n", count: 3) + "x\n").utf8))
+        let run = try AnalyzeBinary.run(["--out", scratch.path + "/out", input])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderr.hasPrefix("analyze: 1 file(s), 4 lines, 1 events, 2 duplicates, 1 rejected in "), run.stderr)
+        XCTAssertTrue(run.stderr.hasSuffix(" s → \(scratch.path)/out\n"), run.stderr)
+    }
 }

@@ -1616,6 +1616,117 @@ final class FailureMatrixTests: XCTestCase {
             XCTAssertFalse(String(decoding: data, as: UTF8.self).contains("PII-7f3a"), "\(name) holds line content")
         }
     }
+
+    /// After an input fails, the inputs after it are not even opened: a FIFO
+    /// there that no one writes would block the open for ever. Found by
+    /// mutation testing.
+    func testAnInputAfterAFailedOneIsNotOpened() throws {
+        let scratch = Scratch()
+        let truncated = scratch.write("a.ndjson.gz", Data([0x1f, 0x8b, 0x08, 0]))
+        let fifo = scratch.path + "/b.ndjson"
+        XCTAssertEqual(mkfifo(fifo, 0o644), 0)
+        let run = try Child(analyze, ["--quiet", "--threads", "1", "--out", scratch.path + "/out", truncated, fifo]).wait(timeout: 30)
+        XCTAssertEqual(run.exitCode, 2, run.stderr)
+        XCTAssertTrue(run.stderr.contains("a.ndjson.gz") && run.stderr.contains("truncated"), run.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.path + "/out"))
+    }
+
+    /// A new output's mode is 0644 less the umask, as `open` would make it:
+    /// with umask 002 too (nothing writable by the group that 0644 does not give).
+    func testNewOutputsAre0644LessTheUmask() throws {
+        let scratch = Scratch()
+        for (mask, expected) in [("002", mode_t(0o644)), ("000", 0o644), ("027", 0o640)] {
+            let out = scratch.path + "/umask-" + mask
+            let run = try Child.run("/bin/sh", ["-c", "umask \(mask); exec \"$0\" --quiet --out \"$1\" \"$2\"", analyze, out, sampleExport])
+            XCTAssertEqual(run.exitCode, 0, run.stderr)
+            var info = stat()
+            for name in Self.csvNames {
+                XCTAssertEqual(stat(out + "/" + name, &info), 0)
+                XCTAssertEqual(info.st_mode & 0o7777, expected, "umask \(mask): \(name)")
+            }
+        }
+    }
+
+    /// Only the permission bits of an earlier output pass to its
+    /// replacement, never set-user-ID, set-group-ID or sticky bits.
+    func testReplacedOutputsGetNoSpecialBits() throws {
+        let scratch = Scratch()
+        let (out, _) = try establishedOutput(scratch)
+        XCTAssertEqual(chmod(out + "/installs.csv", 0o4755), 0)
+        XCTAssertEqual(chmod(out + "/quality.csv", 0o2640), 0)
+        XCTAssertEqual(chmod(out + "/rejects.csv", 0o1644), 0)
+        let run = try Child.run(analyze, ["--quiet", "--out", out, sampleExport])
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        var info = stat()
+        for (name, mode) in [("installs.csv", mode_t(0o755)), ("quality.csv", 0o640), ("rejects.csv", 0o644)] {
+            XCTAssertEqual(stat(out + "/" + name, &info), 0)
+            XCTAssertEqual(info.st_mode & 0o7777, mode, name)
+        }
+    }
+
+    /// An earlier output whose group the user may not set loses only its
+    /// group's bits: what it gave others stays. Found by mutation testing.
+    func testAnOutputThatLosesItsGroupKeepsWhatItGaveOthers() throws {
+        try XCTSkipUnless(nobodyCanRunAnalyze(), "needs root, setpriv, and uid 65534 free to run the build")
+        let scratch = Scratch()
+        let shared = scratch.path + "/shared"
+        XCTAssertEqual(try Child.run(analyze, ["--quiet", "--out", shared, sampleExport]).exitCode, 0)
+        XCTAssertEqual(chmod(shared, 0o777), 0)
+        XCTAssertEqual(chown(shared + "/installs.csv", 65534, 0), 0)
+        XCTAssertEqual(chmod(shared + "/installs.csv", 0o664), 0)
+        let asNobody = try Child.run(Self.asNobody[0], Array(Self.asNobody.dropFirst()) + [
+            analyze, "--quiet", "--out", shared, sampleExport,
+        ])
+        XCTAssertEqual(asNobody.exitCode, 0, asNobody.stderr)
+        var info = stat()
+        XCTAssertEqual(stat(shared + "/installs.csv", &info), 0)
+        XCTAssertEqual(info.st_gid, 65534, "a group nobody may not set")
+        XCTAssertEqual(info.st_mode & 0o7777, 0o604, "the group's bits went with the group, the others' stayed")
+    }
+
+    /// With two inputs read at once, the message counts one descriptor for
+    /// each of them. Found by mutation testing.
+    func testTooFewFreeFileDescriptorsForTwoInputsAtOnceSaysSo() throws {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit"), "needs prlimit")
+        // Workers never outnumber the usable cores: two inputs at once need two.
+        try XCTSkipIf(ProcessInfo.processInfo.activeProcessorCount < 2, "needs two cores")
+        let scratch = Scratch()
+        let (out, before) = try establishedOutput(scratch)
+        let run = try Child.run("/usr/bin/prlimit", ["--nofile=4", analyze, "--threads", "2", "--out", out, sampleExport, sampleExport])
+        assertFailure(run, exit: 2, mentions: ["only 1 file descriptor", "this run needs 6 (4 for its thread pool and 1 for each of the 2 inputs it reads at once)"],
+                      out: out, before: before, "two inputs")
+    }
+
+    /// Workers never outnumber the CPUs the affinity mask allows: under
+    /// `taskset -c 0`, `--threads 2` reads one input at a time, which the
+    /// descriptor check's message shows. Found by mutation testing.
+    func testWorkersAreLimitedToTheCPUsOfTheAffinityMask() throws {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit")
+                          && FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset"), "needs prlimit and taskset")
+        let scratch = Scratch()
+        let (out, before) = try establishedOutput(scratch)
+        let run = try Child.run("/usr/bin/taskset", ["-c", "0", "/usr/bin/prlimit", "--nofile=4", analyze, "--threads", "2",
+                                                     "--out", out, sampleExport, sampleExport])
+        assertFailure(run, exit: 2, mentions: ["this run needs 5 (4 for its thread pool and 1 for the input it reads)"],
+                      out: out, before: before, "one CPU allowed")
+    }
+
+    /// On a terminal with no progress line (--quiet), an interrupt's message
+    /// starts a line of its own, below the `^C` the terminal echoed. Found
+    /// by mutation testing.
+    func testAnInterruptOnATerminalStartsItsMessageOnANewLine() throws {
+        let scratch = Scratch()
+        let (out, before) = try establishedOutput(scratch)
+        let text = try Data(contentsOf: URL(fileURLWithPath: example("basic/events.ndjson")))
+        let child = try Child(analyze, ["--quiet", "--out", out, "-"], stdin: .pipe, stderr: .terminal(columns: 80))
+        child.writeToStandardInput(text)
+        child.waitUntilHandlingSignals()
+        child.send(SIGINT)
+        let run = child.wait()
+        XCTAssertEqual(run.exitCode, 130, run.stderr)
+        XCTAssertTrue(run.stderr.hasPrefix("\r\nanalyze: interrupted; no output written"), run.stderr.debugDescription)
+        assertOutput(out, equals: before, "interrupted on a terminal")
+    }
 }
 
 // MARK: - Child processes
