@@ -155,6 +155,45 @@ final class ActionCacheTests: XCTestCase {
         }
     }
 
+    /// A way refilled with another object forgets the readings of the one
+    /// it held: object A, read as analytics, is evicted by B, remembered as a
+    /// state update; B found again as an analytics event must be read afresh
+    /// (it has no `name`: bad_action), not given A's analytics reading
+    /// (regression, mutation testing: a refilled way that kept its old
+    /// `Way` accepted the line with A's reading).
+    func testARefilledWayForgetsTheReadingsOfItsFormerObject() {
+        func analyticsAction(_ k: Int) -> String {
+            "{\"name\":\"screen_presented\",\"meta\":{\"onboardingId\":\"onb\",\"screenClientId\":\"screen-\(k)-padding-padding-padding\"}}"
+        }
+        func stateAction(_ k: Int) -> String {
+            "{\"elementId\":\"goal\",\"meta\":{\"onboardingId\":\"onb\",\"screenClientId\":\"screen-\(k)-padding-padding-padding\"},"
+                + "\"params\":{\"type\":\"select\",\"value\":{\"id\":\"x\"}}}"
+        }
+        func set(_ action: String) -> Int {
+            let bytes = Array(action.utf8)
+            precondition(bytes.count >= ActionCache.prefixLength)
+            return ActionCache.set(of: bytes.withUnsafeBytes { ActionCache.prefixHash($0.baseAddress!) })
+        }
+        let target = set(analyticsAction(0))
+        // Seven more analytics objects and one state object in A's set: A takes
+        // the set's first way, the seven fill it and are each found once (so
+        // A, never found, is the least hit), then B replaces A.
+        let others = (1..<200_000).lazy.filter { set(analyticsAction($0)) == target }.prefix(ActionCache.ways - 1).map { $0 }
+        let b = (0..<200_000).first { set(stateAction($0)) == target }!
+        XCTAssertEqual(others.count, ActionCache.ways - 1)
+        var actions: [(String, String)] = Array(repeating: ("onboarding_analytics", analyticsAction(0)), count: 2)
+        for k in others { actions += Array(repeating: ("onboarding_analytics", analyticsAction(k)), count: 3) }
+        actions += Array(repeating: ("onboarding_state_updated", stateAction(b)), count: 2)
+        actions.append(("onboarding_analytics", stateAction(b)))
+        let lines = actions.enumerated().map { i, pair in
+            Array(event("e\(i)", pair.0, "2026-11-28T09:15:02Z", device: "d", profile: "p", action: pair.1).utf8)
+        }
+        assertCachedEqualsFresh(lines)
+        var parser = EventParser()
+        for line in lines.dropLast() { XCTAssertNil(ParseSnapshot(line, &parser).reason) }
+        XCTAssertEqual(ParseSnapshot(lines.last!, &parser).reason, .badAction)
+    }
+
     func testSharedPrefixIsNotTheSameObject() {
         // The first 96 bytes agree; the options differ after them.
         let a = stateUpdate(select)

@@ -49,6 +49,28 @@ final class JSONScannerTests: XCTestCase {
         XCTAssertTrue(isValid([0x22, 0xF0, 0x9F, 0x98, 0x80, 0x22]))
     }
 
+    /// A high surrogate escape must be followed by a *low* surrogate escape
+    /// (`\uDC00`–`\uDFFF`): an escape above that range (`\uE000`) leaves it
+    /// a lone surrogate (regression, mutation testing: only the lower bound
+    /// of the low range was checked).
+    func testHighSurrogateNeedsALowSurrogateEscapeAfterIt() {
+        for text in ["\"\\uD800\\uE000\"", "\"\\uDBFF\\uFFFF\"", "\"\\uD83D\\uE001x\""] {
+            XCTAssertFalse(isValid(text), text)
+        }
+        XCTAssertTrue(isValid("\"\\uD800\\uDFFF\""))
+        XCTAssertTrue(isValid("\"\\uDBFF\\uDC00\""))
+    }
+
+    /// A three-byte sequence led by `E0` needs a second byte of `A0`–`BF`:
+    /// `E0 80 80`–`E0 9F BF` are overlong spellings of U+0000–U+07FF
+    /// (regression, mutation testing: only `C0`/`C1` overlongs were tested).
+    func testRejectsOverlongThreeByteSequences() {
+        for bytes: [UInt8] in [[0x22, 0xE0, 0x80, 0x80, 0x22], [0x22, 0xE0, 0x9F, 0xBF, 0x22], [0x22, 0xE0, 0x80, 0xAF, 0x22]] {
+            XCTAssertFalse(isValid(bytes), "\(bytes)")
+        }
+        XCTAssertTrue(isValid([0x22, 0xE0, 0xA0, 0x80, 0x22]))  // U+0800, the first three-byte scalar
+    }
+
     func testDeepNestingNeedsNoStack() {
         let depth = 100_000
         XCTAssertTrue(isValid(String(repeating: "[", count: depth) + String(repeating: "]", count: depth)))

@@ -45,6 +45,17 @@ final class MetricsTests: XCTestCase {
         ])
     }
 
+    /// The latest instant's day east of UTC is in year 10 000: written with
+    /// all five digits (regression, mutation testing: a digit loop that
+    /// stopped below the year printed `0000-01-01`).
+    func testALocalDateInYearTenThousandKeepsEveryDigit() throws {
+        let result = try analyze(lines: [
+            event("e1", "sdk_activate", "9999-12-31T23:00:00Z", device: "d1", profile: "p1"),
+        ], timeZone: "+09:00")
+        XCTAssertEqual(result.installsText, "date,by_device_id,by_customer_user_id,by_profile_id\n10000-01-01,1,0,1\n")
+        XCTAssertEqual(CivilDate(year: 10_000, month: 1, day: 1).description, "10000-01-01")
+    }
+
     func testInstallsOverFourCenturiesAreZeroFilledDayByDay() throws {
         // 1601-01-01 to 2000-12-31: one 400-year cycle of the calendar (146 097
         // days, centuries that are and are not leap years), far past the span
