@@ -43,7 +43,6 @@ case .run(let options):
     let started = MonotonicClock.now()
     let progress = Analyzer.Progress()
     let display = options.quiet || isatty(STDERR_FILENO) == 0 ? nil : ProgressDisplay(progress, started: started)
-    display?.start()
     let result: AnalysisResult
     // Shown once the progress line is gone (and with --quiet: they are not
     // progress or a summary).
@@ -52,7 +51,10 @@ case .run(let options):
         for warning in warnings { StandardError.write("analyze: warning: \(PrintableText.escaped(warning))\n") }
     }
     do {
-        result = try Analyzer(options: options).run(progress: progress) { warnings.append($0) }
+        // The timer starts once the checks before reading have passed (Analyzer.analyze).
+        result = try Analyzer(options: options).run(progress: progress, beforeReading: { display?.start() }) {
+            warnings.append($0)
+        }
     } catch {
         display?.stop()
         showWarnings()

@@ -28,9 +28,14 @@ enum FileDescriptorHeadroom {
     /// that many times and closes them again; where it cannot be opened for
     /// another reason (a chroot without it), nothing is checked.
     ///
-    /// Dispatch's own are not counted again where it has them already (a
-    /// progress line's timer starts it before the run, on another thread, so
-    /// it may have opened some of the three and not yet the others).
+    /// Dispatch's own are not counted again where the process has them
+    /// already (a caller of the library that used Dispatch before the run).
+    /// `analyze` starts its progress line's timer only after this check
+    /// (``Analyzer/analyze(progress:beforeReading:)``): started before it,
+    /// the timer's thread could open the three while they were counted, and
+    /// a run with just enough descriptors was refused now and then (seen
+    /// once in a full test run on a loaded machine: two counted, then a
+    /// third opened before the probe).
     static func check(inputsAtOnce: Int) throws(AnalyzeError) {
         let forDispatch = dispatchDescriptors - dispatchDescriptorsOpen() + dispatchMomentary
         let needed = forDispatch + inputsAtOnce

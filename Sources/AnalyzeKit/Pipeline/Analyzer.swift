@@ -46,13 +46,15 @@ public struct Analyzer: Sendable {
     ///
     /// `warn` is given each warning about the inputs (``warnings``), on the
     /// calling thread, once they are read: before the CSVs are written, or
-    /// before the run fails for its reject rate.
+    /// before the run fails for its reject rate. `beforeReading`: see
+    /// ``analyze(progress:beforeReading:)``.
     @discardableResult
-    public func run(progress: Progress? = nil, warn: (String) -> Void = { _ in }) throws(AnalyzeError) -> AnalysisResult {
+    public func run(progress: Progress? = nil, beforeReading: () -> Void = {},
+                    warn: (String) -> Void = { _ in }) throws(AnalyzeError) -> AnalysisResult {
         let output = OutputDirectory(path: options.outputDirectory)
         try output.checkWritable()
         try ThreadHeadroom.check(workers: options.workers)
-        let result = try analyze(progress: progress)
+        let result = try analyze(progress: progress, beforeReading: beforeReading)
         let quality = result.quality
         if options.maxRejectRate.isExceeded(rejected: quality.rejected, lines: quality.lines) {
             // Its message gives the rejections, so only the inputs are warned about.
@@ -69,11 +71,19 @@ public struct Analyzer: Sendable {
     }
 
     /// Reads and aggregates every input; writes nothing.
-    public func analyze(progress: Progress? = nil) throws(AnalyzeError) -> AnalysisResult {
+    ///
+    /// `beforeReading` is called once the checks before reading have passed
+    /// (inputs found, descriptors free), just before the first input is
+    /// read: the place to start a progress display's timer. Started earlier,
+    /// the timer's Dispatch descriptors could be half opened while the
+    /// descriptor check counts them, and a run with just enough of them was
+    /// refused (``FileDescriptorHeadroom``).
+    public func analyze(progress: Progress? = nil, beforeReading: () -> Void = {}) throws(AnalyzeError) -> AnalysisResult {
         analyze_return_large_blocks_to_the_system()
         var lookalikes: [(directory: String, names: [String])] = []
         let files = try InputFile.expand(options.pathBytes, lookalikes: &lookalikes)
         try FileDescriptorHeadroom.check(inputsAtOnce: min(options.workers, files.count))
+        beforeReading()
         let (partials, bytesRead, bytesDecoded, foreignInputs) = try parse(files, progress: progress)
         // Merge into the largest partial (the merge is associative and
         // commutative). The partials are consumed, not copied: a second
