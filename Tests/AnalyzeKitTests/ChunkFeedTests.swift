@@ -326,16 +326,23 @@ final class ChunkFeedTests: XCTestCase {
         }
     }
 
+    /// 3 000 lines, as one gzip member (`whole`) and as that member with its
+    /// CRC-32 damaged (`badCRC`), for the checksum tests.
+    private func checksumMembers() -> (text: String, whole: [UInt8], badCRC: [UInt8]) {
+        let text = String(repeating: "{\"k\":1}\n", count: 3_000)
+        let whole = gzip(Array(text.utf8))
+        var badCRC = whole
+        badCRC[badCRC.count - 7] ^= 0x04
+        return (text, whole, badCRC)
+    }
+
     /// A member whose trailer fails the workers' check ends the run as a
     /// truncation does: the earliest failing input in input order is
     /// reported, whichever kind of failure it has and however the workers
     /// run, and the inputs before it are read whole.
     func testAFailedChecksumIsOrderedWithOtherFailuresByInput() throws {
         let directory = TemporaryDirectory()
-        let text = String(repeating: "{\"k\":1}\n", count: 3_000)
-        let whole = gzip(Array(text.utf8))
-        var badCRC = whole
-        badCRC[badCRC.count - 7] ^= 0x04
+        let (text, whole, badCRC) = checksumMembers()
         let good = directory.write("a.ndjson.gz", whole)
         let checksum = directory.write("b.ndjson.gz", badCRC + whole)
         let truncated = directory.write("c.ndjson.gz", Array(whole.prefix(whole.count / 2)))
@@ -520,10 +527,7 @@ final class ChunkFeedTests: XCTestCase {
     /// header, so its reader fails at once).
     func testAFailedChecksumComesBeforeLaterDamageInTheSameInput() throws {
         let directory = TemporaryDirectory()
-        let text = String(repeating: "{\"k\":1}\n", count: 3_000)
-        let whole = gzip(Array(text.utf8))
-        var badCRC = whole
-        badCRC[badCRC.count - 7] ^= 0x04
+        let (_, whole, badCRC) = checksumMembers()
         let path = directory.write("b.ndjson.gz", badCRC + Array(whole.prefix(5)))
         for round in 0..<60 {
             let workers = 2 + round % 3
@@ -541,10 +545,7 @@ final class ChunkFeedTests: XCTestCase {
     /// that reached the failing member's end.
     func testAnInputIsNotReadOnAfterItsChecksumFailed() throws {
         let directory = TemporaryDirectory()
-        let text = String(repeating: "{\"k\":1}\n", count: 3_000)
-        let whole = gzip(Array(text.utf8))
-        var badCRC = whole
-        badCRC[badCRC.count - 7] ^= 0x04
+        let (_, whole, badCRC) = checksumMembers()
         let path = directory.write("b.ndjson.gz", badCRC + whole + whole)
         for spin in Self.spins {
             let feed = try feed([path], workers: 1, spin: spin)
