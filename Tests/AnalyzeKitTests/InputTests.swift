@@ -362,6 +362,27 @@ final class InputTests: XCTestCase {
         XCTAssertEqual(result.rejects.count, 0)
     }
 
+    /// The `\r` before `\n` is not counted by the limit on a line that is
+    /// not an object or not JSON either, which takes another path than an
+    /// event's (found by mutation testing).
+    func testLineLengthLimitExcludesTheCRLFOfALineThatIsNotAnObject() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.write("crlf-array.ndjson", Array("[1,2]\r\n{bad}\r\n".utf8))
+        let result = try run([path], maxLineBytes: 5)
+        XCTAssertEqual(result.rejects.map(\.reason), [.notAnObject, .invalidJSON])
+    }
+
+    /// Zero padding longer than the inflater's input buffer (256 KiB) is
+    /// read to its end: a non-zero byte after it is still damage (SPEC §1;
+    /// found by mutation testing).
+    func testABytePastZeroPaddingLongerThanTheInputBufferIsDamage() {
+        let directory = TemporaryDirectory()
+        let member = gzip(text)
+        let path = directory.write("padded.gz", member + [UInt8](repeating: 0, count: 400_000) + Array("x".utf8))
+        expectInputError([path], mentioning: ["padded.gz", "at byte offset \(member.count + 400_000)",
+                                              "unexpected bytes after a gzip member"])
+    }
+
     func testSameFileTwiceIsReadTwice() throws {
         let directory = TemporaryDirectory()
         let path = directory.write("events.ndjson", text)

@@ -297,6 +297,66 @@ final class MetricsTests: XCTestCase {
         }
     }
 
+    /// A short id of 16 bytes and the UUID whose 16 packed bytes are those
+    /// same bytes ("0123456789abcdef" and 3031…6566) are two ids: each kind
+    /// of packed id is keyed with seeds of its own (SPEC §2: ids compare
+    /// byte-wise on their text; found by mutation testing).
+    func testAShortIDAndTheUUIDThatPacksToItsBytesAreTwoEvents() throws {
+        let lines = [
+            event("0123456789abcdef", "sdk_activate", "2026-11-01T10:00:00Z", device: "d1", profile: "p1"),
+            event("30313233-3435-3637-3839-616263646566", "sdk_activate", "2026-11-02T10:00:00Z", device: "d2", profile: "p2"),
+            event("0123456789ABCDEF", "logout", "2026-11-03T10:00:00Z", device: "d3", profile: "p3"),
+            event("30313233-3435-3637-3839-414243444546", "logout", "2026-11-04T10:00:00Z", device: "d4", profile: "p4"),
+        ]
+        for threads in [1, 2] {
+            let result = try analyze(lines: lines, threads: threads)
+            XCTAssertEqual(result.quality("events"), "4")
+            XCTAssertEqual(result.quality("duplicates"), "0")
+        }
+    }
+
+    /// An identity decoded from escapes is not the "previous" identity the
+    /// next line's raw bytes are compared with: a raw `d1` after an escaped
+    /// `d\u0032` is `d1` again, not `d2` (found by mutation testing).
+    func testARawIdentityAfterAnEscapedOneIsLookedUpAgain() throws {
+        let lines = [
+            event("a", "sdk_activate", "2026-11-01T10:00:00Z", device: "d1", profile: "p1"),
+            event("b", "sdk_activate", "2026-11-02T10:00:00Z", device: "d\\u0032", profile: "p2"),
+            event("c", "sdk_activate", "2026-11-03T10:00:00Z", device: "d1", profile: "p1"),
+        ]
+        let result = try analyze(lines: lines, threads: 1)
+        XCTAssertEqual(result.switchesText, "date,trigger,switches,devices\n")
+        XCTAssertEqual(result.installsText,
+                       "date,by_device_id,by_customer_user_id,by_profile_id\n2026-11-01,1,0,1\n2026-11-02,1,0,1\n")
+    }
+
+    /// A tie between a lower-case and an upper-case UUID is broken by their
+    /// text ("…0B" < "…0a": `B` is 0x42), not by the 16 bytes they pack to
+    /// (0x0a < 0x0b; found by mutation testing).
+    func testTiesBetweenUUIDsOfEitherCaseFollowTheirText() throws {
+        let t = "2026-11-02T00:00:00Z"
+        let lines = [
+            event("e0", "sdk_activate", "2026-11-01T00:00:00Z", device: "d1", profile: "p1"),
+            event("00000000-0000-0000-0000-00000000000a", "identify", t, device: "d1", profile: "p2", cuid: "u"),
+            event("00000000-0000-0000-0000-00000000000B", "logout", t, device: "d1", profile: "p1"),
+        ]
+        try assertSwitchesInEitherOrder(lines, ["2026-11-02,identify,1,1"])
+    }
+
+    /// One respondent's answers to two questions, interleaved in time, stay
+    /// each question's own: answers are ordered within (question, profile),
+    /// never across questions (found by mutation testing).
+    func testOneRespondentsInterleavedAnswersToTwoQuestionsStayApart() throws {
+        func pick(_ id: String, _ second: Int, _ element: String, _ option: String) -> String {
+            event(id, "onboarding_state_updated", "2026-11-01T10:00:0\(second)Z", profile: "p1",
+                  action: answer("o", element, "select", [(option, option.uppercased(), option.uppercased())]))
+        }
+        let lines = [pick("a1", 0, "q0", "a"), pick("a2", 1, "q1", "x"), pick("a3", 2, "q0", "b")]
+        XCTAssertEqual(try analyze(lines: lines, threads: 1).quizText,
+                       "onboarding_id,element_id,question_type,option_id,option_value,option_label,respondents,share,selections\n"
+                           + "o,q0,select,b,B,B,1,1.0000,1\no,q0,select,a,A,A,0,0.0000,1\no,q1,select,x,X,X,1,1.0000,1\n")
+    }
+
     func testSwitchDevicesCountsDistinctDevices() throws {
         let lines = [
             event("1", "sdk_activate", "2026-11-01T01:00:00Z", device: "d1", profile: "a"),
