@@ -574,14 +574,14 @@ final class FailureMatrixTests: XCTestCase {
         // This process's own descriptors past 2 are not passed on: Child.
         let established = Scratch.snapshot(out)
         for round in 0..<3 {
-            let noneLeft = try Child("/usr/bin/prlimit", ["--nofile=7", analyze, "--threads", "1", "--out", out, sampleExport],
+            let oneShort = try Child("/usr/bin/prlimit", ["--nofile=7", analyze, "--threads", "1", "--out", out, sampleExport],
                                      stderr: .terminal(columns: 200)).wait(timeout: 60)
-            XCTAssertEqual(noneLeft.exitCode, 2, noneLeft.stderr)
-            XCTAssertTrue(noneLeft.stderr.contains("analyze: only 4 file descriptors are free of the 7 this process may open "
+            XCTAssertEqual(oneShort.exitCode, 2, oneShort.stderr)
+            XCTAssertTrue(oneShort.stderr.contains("analyze: only 4 file descriptors are free of the 7 this process may open "
                                                    + "(ulimit -n); this run needs 5 (4 for its thread pool and 1 for the input it reads)"),
-                          "round \(round): \(noneLeft.stderr)")
+                          "round \(round): \(oneShort.stderr)")
         }
-        assertOutput(out, equals: established, "on a terminal, none free")
+        assertOutput(out, equals: established, "on a terminal, one short")
     }
 
     /// A limit on tasks too tight for the run's threads is an input error
