@@ -55,9 +55,6 @@ final class ProgressDisplay: @unchecked Sendable {
     private let started: Double
     private let queue = DispatchQueue(label: "analyze.progress")
     private let timer: DispatchSourceTimer
-    /// Whether ``start()`` was called (on the main thread, as ``stop()`` is):
-    /// a run that fails its checks never starts the timer.
-    private var isStarted = false
 
     init(_ progress: Analyzer.Progress, started: Double) {
         self.progress = progress
@@ -66,7 +63,6 @@ final class ProgressDisplay: @unchecked Sendable {
     }
 
     func start() {
-        isStarted = true
         InterruptCleanup.setProgressLineShown(true)
         timer.schedule(deadline: .now() + 0.5, repeating: 0.5)
         timer.setEventHandler { [self] in draw() }
@@ -77,7 +73,6 @@ final class ProgressDisplay: @unchecked Sendable {
     /// already running ends first, and none starts after (`cancel` alone
     /// does not wait for one, whose line could then follow the summary).
     func stop() {
-        guard isStarted else { return }
         queue.sync {
             timer.cancel()
             StandardError.write("\r\u{1B}[K")

@@ -42,7 +42,10 @@ case .run(let options):
     }
     let started = MonotonicClock.now()
     let progress = Analyzer.Progress()
-    let display = options.quiet || isatty(STDERR_FILENO) == 0 ? nil : ProgressDisplay(progress, started: started)
+    let showsProgress = !options.quiet && isatty(STDERR_FILENO) != 0
+    // Made and started once the checks before reading have passed
+    // (Analyzer.analyze's beforeReading); nil until then.
+    var display: ProgressDisplay?
     let result: AnalysisResult
     // Shown once the progress line is gone (and with --quiet: they are not
     // progress or a summary).
@@ -51,10 +54,11 @@ case .run(let options):
         for warning in warnings { StandardError.write("analyze: warning: \(PrintableText.escaped(warning))\n") }
     }
     do {
-        // The timer starts once the checks before reading have passed (Analyzer.analyze).
-        result = try Analyzer(options: options).run(progress: progress, beforeReading: { display?.start() }) {
-            warnings.append($0)
-        }
+        result = try Analyzer(options: options).run(progress: progress, beforeReading: {
+            guard showsProgress else { return }
+            display = ProgressDisplay(progress, started: started)
+            display?.start()
+        }) { warnings.append($0) }
     } catch {
         display?.stop()
         showWarnings()
