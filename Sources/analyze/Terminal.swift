@@ -87,10 +87,10 @@ final class ProgressDisplay: @unchecked Sendable {
     }
 
     /// The terminal's width, asked at every draw (a window can be resized);
-    /// 80 when it does not say.
+    /// 0 when it does not say (`Progress.line` then takes 80).
     private static func columns() -> Int {
         var size = winsize()
-        guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0 else { return 0 }
         return Int(size.ws_col)
     }
 }

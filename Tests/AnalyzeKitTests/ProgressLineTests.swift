@@ -74,7 +74,14 @@ final class ProgressLineTests: XCTestCase {
             XCTAssertEqual(line, String(full.prefix(columns - 1)), "\(columns) columns")
         }
         XCTAssertEqual(progress.line(elapsed: 10, columns: 1), "a")
-        XCTAssertEqual(progress.line(elapsed: 10, columns: 0), "a")
+        // A terminal that does not say its width (0 columns, or no answer at
+        // all) is taken as 80 wide, not as 1: with 1 byte of 3 GiB read the
+        // ETA makes the line longer than 80.
+        progress.storedBytes.store(1, ordering: .relaxed)
+        let long = progress.line(elapsed: 10, columns: 1000)
+        XCTAssertEqual(long, "analyze: 10 GiB decoded, 1.0 GiB/s, 1234567890 lines/s, 0% read, ETA 32212254710.0 s")
+        XCTAssertEqual(progress.line(elapsed: 10, columns: 0), String(long.prefix(79)))
+        XCTAssertEqual(progress.line(elapsed: 10, columns: -1), String(long.prefix(79)))
     }
 
     /// The first line is drawn half a second into a run: its rates are per

@@ -872,33 +872,40 @@ final class FailureMatrixTests: XCTestCase {
     /// row (a wrapped line is not erased by `\r` and `ESC [K`: the old rows
     /// stayed on screen), and erased before the summary; standard output
     /// stays empty. Regression: the line did not fit 80 columns for large
-    /// inputs, nor any narrower terminal.
+    /// inputs, nor any narrower terminal. A terminal that reports 0 columns
+    /// (a serial console, a pty nobody sized) is taken as 80 wide, so the
+    /// whole line shows. Found by mutation testing: 0 taken as the width cut
+    /// the line to its first character, and no test saw it.
     func testProgressLineOnATerminalFitsOneRowAndIsErasedBeforeTheSummary() throws {
         let scratch = Scratch()
         let text = try Data(contentsOf: URL(fileURLWithPath: example("basic/events.ndjson")))
-        let columns = 30
-        let child = try Child(analyze, ["--out", scratch.path + "/out", "-"], stdin: .pipe,
-                              stderr: .terminal(columns: columns))
-        child.writeToStandardInput(text)
-        // Standard input stays open until two lines were drawn (or 60 s, a failure below).
-        _ = child.waitForTerminal(toShow: " decoded", times: 2, timeout: 60)
-        let run = child.wait()
-        XCTAssertEqual(run.exitCode, 0, run.stderr)
-        XCTAssertEqual(run.stdout, "")
-        let pieces = run.stderr.components(separatedBy: "\r")
-        let erase = "\u{1B}[K"
-        let draws = pieces.filter { $0.hasPrefix("analyze: ") && $0.hasSuffix(erase) }
-        XCTAssertFalse(draws.isEmpty, "no progress line drawn: \(run.stderr.debugDescription)")
-        for draw in draws {
-            XCTAssertLessThan(draw.utf8.count - erase.utf8.count, columns, draw.debugDescription)
-            XCTAssertTrue(draw.hasPrefix("analyze: ") && draw.contains(" decoded"), draw.debugDescription)
+        for (columns, width) in [(30, 30), (0, 80)] {
+            let child = try Child(analyze, ["--out", scratch.path + "/out\(columns)", "-"], stdin: .pipe,
+                                  stderr: .terminal(columns: columns))
+            child.writeToStandardInput(text)
+            // Standard input stays open until two lines were drawn (or 60 s, a failure below).
+            _ = child.waitForTerminal(toShow: " decoded", times: 2, timeout: 60)
+            let run = child.wait()
+            XCTAssertEqual(run.exitCode, 0, run.stderr)
+            XCTAssertEqual(run.stdout, "")
+            let pieces = run.stderr.components(separatedBy: "\r")
+            let erase = "\u{1B}[K"
+            let draws = pieces.filter { $0.hasPrefix("analyze: ") && $0.hasSuffix(erase) }
+            XCTAssertFalse(draws.isEmpty, "no progress line drawn at \(columns) columns: \(run.stderr.debugDescription)")
+            for draw in draws {
+                XCTAssertLessThan(draw.utf8.count - erase.utf8.count, width, draw.debugDescription)
+                XCTAssertTrue(draw.hasPrefix("analyze: ") && draw.contains(" decoded"), draw.debugDescription)
+                // The whole line fits 79 columns here (a few bytes decoded, no ETA from a pipe).
+                if width == 80 { XCTAssertTrue(draw.contains(" lines/s"), draw.debugDescription) }
+            }
+            guard let summary = pieces.firstIndex(where: { $0.contains(" events, ") }) else {
+                XCTFail("no summary at \(columns) columns: \(run.stderr.debugDescription)")
+                continue
+            }
+            // "\r ESC[K" then the summary: the line erased first, the summary in its place.
+            XCTAssertTrue(pieces[summary].hasPrefix(erase + "analyze: "), "the progress line was not erased before the summary")
+            XCTAssertEqual(pieces.filter { $0.contains(" events, ") }.count, 1)
         }
-        guard let summary = pieces.firstIndex(where: { $0.contains(" events, ") }) else {
-            return XCTFail("no summary: \(run.stderr.debugDescription)")
-        }
-        // "\r ESC[K" then the summary: the line erased first, the summary in its place.
-        XCTAssertTrue(pieces[summary].hasPrefix(erase + "analyze: "), "the progress line was not erased before the summary")
-        XCTAssertEqual(pieces.filter { $0.contains(" events, ") }.count, 1)
     }
 
     /// No progress line with `--quiet` on a terminal (nothing at all on

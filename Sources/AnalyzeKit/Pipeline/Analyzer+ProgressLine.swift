@@ -2,9 +2,10 @@
 /// the summary line, kept here (not in the executable) so they are tested.
 extension Analyzer.Progress {
     /// The progress line for this moment of a run `elapsed` seconds old, cut
-    /// to fit one row of a terminal `columns` wide: what was decoded and how
-    /// fast, lines per second and, when the inputs' stored size is known,
-    /// how much of it was read and an ETA.
+    /// to fit one row of a terminal `columns` wide (0 or less: the terminal
+    /// did not say, taken as 80): what was decoded and how fast, lines per
+    /// second and, when the inputs' stored size is known, how much of it was
+    /// read and an ETA.
     public func line(elapsed: Double, columns: Int) -> String {
         let text = Self.text(
             decoded: decodedBytes.load(ordering: .relaxed), stored: storedBytes.load(ordering: .relaxed),
@@ -33,8 +34,10 @@ extension Analyzer.Progress {
     /// `text` cut to fit one row of a terminal `columns` wide, the last
     /// column left free: a line that wraps cannot be erased by `\r` and
     /// `ESC [K`, which clear only the row the cursor is on. (The text is ASCII.)
+    /// A width of 0 or less is unknown (a pseudo-terminal nobody sized
+    /// reports 0 columns) and taken as 80.
     static func fittingOneRow(_ text: String, columns: Int) -> String {
-        let room = max(columns - 1, 1)
+        let room = max((columns > 0 ? columns : 80) - 1, 1)
         return text.utf8.count <= room ? text : String(decoding: text.utf8.prefix(room), as: UTF8.self)
     }
 
