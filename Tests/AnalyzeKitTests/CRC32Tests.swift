@@ -164,4 +164,23 @@ final class ChecksumLedgerTests: XCTestCase {
             }
         }
     }
+
+    /// An input whose check failed has nothing left to check: its bytes are
+    /// not counted as unchecked, while another input's chunk that waits for
+    /// the one before it still is (100 failed bytes, 50 waiting: 50).
+    func testAFailedInputLeavesNoBytesUnchecked() {
+        var ledger = ChecksumLedger()
+        let failing = text[..<100]
+        let failed = text.withUnsafeBytes { all in
+            ChecksumSegment.segments(of: UnsafeRawBufferPointer(rebasing: all[..<100]),
+                                     ends: [MemberEnd(position: 100, trailer: trailer(failing, crcFlip: 1), offset: 7)])
+        }
+        XCTAssertEqual(ledger.fold(failed, file: 0, chunk: 0, name: "x.gz"),
+                       .input("corrupt gzip in 'x.gz' at byte offset 7: incorrect data check"))
+        let early = text.withUnsafeBytes { all in
+            ChecksumSegment.segments(of: UnsafeRawBufferPointer(rebasing: all[100..<150]), ends: [])
+        }
+        XCTAssertNil(ledger.fold(early, file: 1, chunk: 1, name: "y.gz"))
+        XCTAssertEqual(ledger.bytesUnchecked, 50)
+    }
 }

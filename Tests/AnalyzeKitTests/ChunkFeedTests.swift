@@ -421,6 +421,23 @@ final class ChunkFeedTests: XCTestCase {
         return message
     }
 
+    /// A plain input has no trailers: its chunks carry no checksum for the
+    /// workers to fold, so once it was read nothing is left unchecked, beside
+    /// a gzip input that was checked whole (found by mutation testing: plain
+    /// text counted as waiting for a member end passed).
+    func testAPlainInputLeavesNoBytesUnchecked() throws {
+        let directory = TemporaryDirectory()
+        let text = Array((0..<40).map { "line \($0)\n" }.joined().utf8)
+        let plain = directory.write("plain.ndjson", text)
+        let packed = directory.write("packed.ndjson.gz", gzip(text))
+        for workers in [1, 2] {
+            let feed = try feed([plain, packed], workers: workers)
+            _ = drain(feed, workers: workers)
+            XCTAssertNil(feed.error)
+            XCTAssertEqual(feed.bytesUnchecked, 0, "\(workers) worker(s)")
+        }
+    }
+
     /// The members' trailers are checked by the workers from the chunks'
     /// text (``ChecksumLedger``), not while inflating. For members cut
     /// anywhere in random lines (some longer than a chunk, streamed past as

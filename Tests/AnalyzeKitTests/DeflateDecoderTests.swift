@@ -310,6 +310,80 @@ final class DeflateDecoderTests: XCTestCase {
         return nil
     }
 
+    /// A match reaching back before the member's first byte (a fixed block
+    /// whose first symbol is length 3 at distance 1) is named a distance
+    /// error by every backend: zlib's and the built-in one's "invalid
+    /// distance too far back", ISA-L's "invalid distance" (found by mutation
+    /// testing: ISA-L's lookback error named as an invalid symbol passed).
+    func testAMatchBeforeTheFirstByteIsAnInvalidDistanceForEveryBackend() {
+        let backends: [(name: String, make: () -> any InflateBackend)] = [
+            ("zlib", { ZlibInflateBackend() }), ("built-in", { BuiltInInflateBackend() }),
+            ("default (\(DefaultInflateBackend.name))", { DefaultInflateBackend() }),
+        ]
+        for (name, make) in backends {
+            var random = SplitMix64(1)
+            let outcome = decode(member(data: [0x03, 0x02, 0x00, 0x00], text: []), with: make(),
+                                 inputPiece: 1 << 20, outputPiece: 1 << 20, random: &random)
+            guard case .failed(let reason) = outcome else {
+                XCTFail("\(name): decoded \(outcome)")
+                continue
+            }
+            XCTAssertTrue(reason.hasPrefix("invalid distance"), "\(name): \(reason)")
+        }
+    }
+
+    /// Every backend reads the header of a member that follows a `reset()`
+    /// as it reads the first one: its optional CRC-16 is checked (found by
+    /// mutation testing: zlib's backend, not told that a header came again,
+    /// inflated it with its checks off and took a wrong CRC-16).
+    func testAHeaderCRCIsCheckedInAMemberAfterAReset() {
+        let text = Array("a line\n".utf8)
+        // One stored block: BFINAL 1, BTYPE 0, LEN 7, NLEN its complement.
+        let plain = member(data: [0x01, 0x07, 0x00, 0xF8, 0xFF] + text, text: text)
+        var header = Array(plain[..<10])
+        header[3] |= 0x02  // FHCRC
+        let crc = header.withUnsafeBytes { CRC32.update(0, with: $0, using: .zlib) }
+        let flagged = header + [UInt8(truncatingIfNeeded: crc), UInt8(truncatingIfNeeded: crc >> 8)] + Array(plain[10...])
+        var damaged = flagged
+        damaged[10] ^= 0x01
+        let backends: [(name: String, make: () -> any InflateBackend)] = [
+            ("zlib", { ZlibInflateBackend() }), ("built-in", { BuiltInInflateBackend() }),
+            ("default (\(DefaultInflateBackend.name))", { DefaultInflateBackend() }),
+        ]
+        for (name, make) in backends {
+            var random = SplitMix64(1)
+            let backend = make()
+            XCTAssertEqual(decode(plain, with: backend, inputPiece: 1 << 20, outputPiece: 1 << 20, random: &random),
+                           .decoded(text), name)
+            backend.reset()
+            XCTAssertEqual(decode(flagged, with: backend, inputPiece: 1 << 20, outputPiece: 1 << 20, random: &random),
+                           .decoded(text), "\(name): a right CRC-16 after a reset")
+            backend.reset()
+            XCTAssertEqual(decode(damaged, with: backend, inputPiece: 1 << 20, outputPiece: 1 << 20, random: &random),
+                           .failed("header crc mismatch"), "\(name): a wrong CRC-16 after a reset")
+        }
+    }
+
+    /// Each backend checks both magic bytes itself (``GzipInflater`` checks
+    /// them before, but a backend is a decoder of its own): `1f 00` does not
+    /// start a member (found by mutation testing: the built-in header reader
+    /// with its second byte unchecked passed).
+    func testEveryBackendRejectsAWrongSecondMagicByte() {
+        let text = Array("a line\n".utf8)
+        var wrong = member(data: [0x01, 0x07, 0x00, 0xF8, 0xFF] + text, text: text)
+        wrong[1] = 0x00
+        let backends: [(name: String, make: () -> any InflateBackend)] = [
+            ("zlib", { ZlibInflateBackend() }), ("built-in", { BuiltInInflateBackend() }),
+            ("default (\(DefaultInflateBackend.name))", { DefaultInflateBackend() }),
+        ]
+        for (name, make) in backends {
+            var random = SplitMix64(1)
+            let outcome = decode(wrong, with: make(), inputPiece: 1 << 20, outputPiece: 1 << 20, random: &random)
+            XCTAssertNotEqual(outcome, .decoded(text), "\(name): a member starting 1f 00 was decoded")
+            if case .failed(let reason) = outcome { XCTAssertNotEqual(reason, "truncated", name) }
+        }
+    }
+
     func testEachKindOfInvalidDataIsNamedAsZlibNamesIt() {
         // BFINAL 1, BTYPE 3.
         XCTAssertEqual(reason([0x07]), "invalid block type")

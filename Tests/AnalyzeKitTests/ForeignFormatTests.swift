@@ -41,6 +41,23 @@ final class ForeignFormatTests: XCTestCase {
 
     /// A tar header is `ustar` at 257 and a checksum that adds up; a line of
     /// NDJSON with "ustar" at that offset is not one.
+    /// A magic number is looked for in what is stored only: a gzip input
+    /// whose decoded text starts with zstd's magic is not a zstd file (the
+    /// same bytes stored plain are).
+    func testAMagicNumberInsideGzipIsNotTheInputsFormat() throws {
+        let directory = TemporaryDirectory()
+        let inner: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD, 0x24, 0x2E] + Array("\n{}\n".utf8)
+        func format(_ name: String, _ bytes: [UInt8]) throws -> ForeignFormat? {
+            let path = directory.write(name, bytes)
+            let source = try DecodedTextSource(InputFile(displayName: path, location: .path(path)))
+            var buffer = [UInt8](repeating: 0, count: 4_096)
+            while try buffer.withUnsafeMutableBytes({ try source.read(into: $0) }) > 0 {}
+            return source.foreignFormat
+        }
+        XCTAssertNil(try format("inner.ndjson.gz", gzip(inner)))
+        XCTAssertEqual(try format("plain.ndjson", inner), .zstd)
+    }
+
     func testATarHeaderNeedsItsMagicAndItsChecksum() {
         var header = [UInt8](repeating: 0, count: 512)
         func put(_ text: String, at offset: Int) { header.replaceSubrange(offset..<(offset + text.utf8.count), with: Array(text.utf8)) }
@@ -126,6 +143,18 @@ final class ForeignFormatTests: XCTestCase {
         XCTAssertEqual(Analyzer.warnings(skippedLookalikes: [], foreignInputs: [], quality: quality, rejectRowsListed: 0),
                        ["every one of the 3 lines was rejected (invalid_json 3); is this an Adapty event export? "
                         + "rejects.csv lists none of them with --max-reject-rows 0"])
+    }
+
+    /// Through a run: the warning says whether rejects.csv lists the lines,
+    /// by the rows it holds, not by the lines rejected. Regression (mutation
+    /// testing): a run that passed its rejected count instead told a
+    /// `--max-reject-rows 0` run that rejects.csv says which line failed.
+    func testARunsAllRejectedWarningFollowsTheRejectRowsItKept() throws {
+        let prefix = "every one of the 2 lines was rejected (invalid_json 2); is this an Adapty event export? "
+        XCTAssertEqual(try analyze(lines: ["x", "y"], maxRejectRows: 0).warnings,
+                       [prefix + "rejects.csv lists none of them with --max-reject-rows 0"])
+        XCTAssertEqual(try analyze(lines: ["x", "y"], maxRejectRows: 1).warnings,
+                       [prefix + "rejects.csv says which line failed and why"])
     }
 
     /// A run with no lines at all (empty inputs) is not one whose every line

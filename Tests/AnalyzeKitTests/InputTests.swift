@@ -126,6 +126,15 @@ final class InputTests: XCTestCase {
         }
     }
 
+    /// The last `.ndjson` or `.jsonl` in a name is the one whose tail
+    /// decides: `events.ndjson.ndjson.zst` is a zstd export, whatever came
+    /// before (found by mutation testing: the first one deciding passed).
+    func testTheLastStemInALookalikeNameDecides() {
+        XCTAssertTrue(InputFile.isLookalike(Array("events.ndjson.ndjson.zst".utf8)))
+        XCTAssertTrue(InputFile.isLookalike(Array("day.jsonl.jsonl.gz.part".utf8)))
+        XCTAssertFalse(InputFile.isLookalike(Array("events.ndjson.zst.ndjson.sha256".utf8)))
+    }
+
     /// SPEC §1: a directory's files in byte-wise name order, not Unicode
     /// order. A decomposed "é" (`65 CC 81`) sorts before "f"; a String sort
     /// (canonical equivalence, as Swift compares) would put it after "f" and
@@ -381,6 +390,31 @@ final class InputTests: XCTestCase {
         let path = directory.write("padded.gz", member + [UInt8](repeating: 0, count: 400_000) + Array("x".utf8))
         expectInputError([path], mentioning: ["padded.gz", "at byte offset \(member.count + 400_000)",
                                               "unexpected bytes after a gzip member"])
+    }
+
+    /// Without deferred trailer checks (the inflater checks each member
+    /// itself), a member whose CRC-32 does not match fails the read in which
+    /// it ends, even when that read had decoded a good member's text before
+    /// it: the text is not handed out first (found by mutation testing).
+    func testAnInflaterThatChecksItsOwnTrailersFailsTheReadThatEndsTheMember() throws {
+        let directory = TemporaryDirectory()
+        let good = gzip(text)
+        var bad = gzip(text)
+        bad[bad.count - 8] ^= 0x01
+        let path = directory.write("crc.gz", good + bad)
+        let source = try DecodedTextSource(InputFile(displayName: path, location: .path(path)))
+        var buffer = [UInt8](repeating: 0, count: 2 * text.count + 1_000)
+        XCTAssertThrowsError(try buffer.withUnsafeMutableBytes { try source.read(into: $0) }) { error in
+            XCTAssertEqual(error as? AnalyzeError, .input(
+                "corrupt gzip in '\(path)' at byte offset \(good.count + bad.count - 8): incorrect data check"))
+        }
+    }
+
+    /// Messages list up to three names in full: "…" only when there are more.
+    func testListedNamesGetAnEllipsisOnlyBeyondThree() {
+        XCTAssertEqual(InputFile.listed(["a", "b"]), "'a', 'b'")
+        XCTAssertEqual(InputFile.listed(["a", "b", "c"]), "'a', 'b', 'c'")
+        XCTAssertEqual(InputFile.listed(["a", "b", "c", "d"]), "'a', 'b', 'c', …")
     }
 
     func testSameFileTwiceIsReadTwice() throws {

@@ -36,6 +36,20 @@ final class JSONScannerTests: XCTestCase {
         }
     }
 
+    /// RFC 8259: a control character (U+0000 to U+001F) is escaped inside a
+    /// string, never raw, wherever it lies in a long string (where 16 bytes
+    /// at a time are looked at) and whichever it is (found by mutation
+    /// testing: 0x1F let through by the 16-byte scan passed).
+    func testRejectsEveryRawControlCharacterAnywhereInALongString() {
+        for control in UInt8(0)...0x1F {
+            for at in 0..<40 {
+                var body = [UInt8](repeating: UInt8(ascii: "a"), count: 40)
+                body[at] = control
+                XCTAssertFalse(isValid([UInt8(ascii: "\"")] + body + [UInt8(ascii: "\"")]), "0x\(String(control, radix: 16)) at \(at)")
+            }
+        }
+    }
+
     func testRejectsInvalidUTF8() {
         let cases: [[UInt8]] = [
             [0x22, 0xFF, 0x22],               // never valid

@@ -15,6 +15,14 @@ final class PrintableTextTests: XCTestCase {
         XCTAssertEqual(PrintableText.escaped(""), "")
     }
 
+    /// The ends of the escaped ranges: U+001F and U+0080 … U+009F are
+    /// escaped, U+0080 in the C1 form like the rest of its range; U+0020 is
+    /// kept. Regression (mutation testing): U+0080 written as `\x80` (the
+    /// C0 form's bound one too high) passed every test.
+    func testTheEndsOfTheControlRangesAreEscapedInTheirOwnForm() {
+        XCTAssertEqual(PrintableText.escaped("\u{1F} \u{80}\u{9F}"), #"\x1F \u{0080}\u{009F}"#)
+    }
+
     func testErrorMessagesAreOneLine() {
         let error = AnalyzeError.input("cannot open 'no\npe\u{1B}[31m.gz': No such file or directory")
         XCTAssertEqual(error.message, #"cannot open 'no\npe\x1B[31m.gz': No such file or directory"#)

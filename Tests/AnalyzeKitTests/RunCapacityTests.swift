@@ -212,6 +212,34 @@ final class RunCapacityTests: XCTestCase {
         }
     }
 
+    /// Regression (mutation testing): a merge checks the options' summed
+    /// count as well as their handles' end, which the count passes when an
+    /// answer longer than a segment (2¹⁸ options) has a segment of its own:
+    /// 2¹⁸ + 1 options in one partial (their handles end there, and the
+    /// other's start at 2¹⁸) and 1 in the other end at 2¹⁸ + 1 but number
+    /// 2¹⁸ + 2. A merge that checked the handles only passed that limit.
+    func testMergeStopsAtTheOptionsCountWhereItPassesTheirHandles() throws {
+        func manyOptions(_ prefix: String, _ count: Int) -> String {
+            answer("quiz", prefix, "multiSelect", (0..<count).map { ("\(prefix)\($0)", "v", "l") })
+        }
+        let big = event("q1", "onboarding_state_updated", "2026-11-01T00:00:00Z", action: manyOptions("x", (1 << 18) + 1))
+        let small = event("q2", "onboarding_state_updated", "2026-11-01T00:00:01Z", action: manyOptions("y", 1))
+        let count = (1 << 18) + 2
+        for (value, expected) in [(count, nil), (count - 1, CapacityLimit.answerOptions(count - 1))] {
+            let capacity = Self.capacity(\.answerOptions, value)
+            var a = PartialAggregate(maxLineBytes: 1 << 24, maxRejectRows: 10, capacity: capacity)
+            var b = PartialAggregate(maxLineBytes: 1 << 24, maxRejectRows: 10, capacity: capacity)
+            a.consume(Self.chunk([big][...], sequence: 0))
+            b.consume(Self.chunk([small][...], sequence: 1))
+            XCTAssertEqual(a.answerOptions.count, (1 << 18) + 1)
+            XCTAssertEqual(a.answerOptions.handleEnd(adopting: b.answerOptions), (1 << 18) + 1)
+            XCTAssertNil(a.exceededLimit, "limit \(value)")
+            XCTAssertNil(b.exceededLimit, "limit \(value)")
+            a.merge(b)
+            XCTAssertEqual(a.exceededLimit, expected, "limit \(value)")
+        }
+    }
+
     /// Seeded random exports, split into one to four inputs and read by one
     /// to four workers, against a model that counts what the dense limits
     /// count: at its count each dense limit is met and the outputs are an

@@ -30,6 +30,16 @@ final class SpinWaitTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(asked, 32, "it kept asking until the limit")
     }
 
+    /// The clock is read after each round of 32 asks, not before the first
+    /// round ends: a limit already over at the first reading (1 ns) still
+    /// gets the whole round (found by mutation testing: rounds of one ask
+    /// passed).
+    func testAsksAWholeRoundBeforeItFirstReadsTheClock() {
+        var asked = 0
+        XCTAssertFalse(SpinWait.until(nanoseconds: 1) { asked += 1; return false })
+        XCTAssertEqual(asked, 32)
+    }
+
     func testSeesAChangeMadeByAnotherThread() {
         let flag = Flag()
         let done = DispatchSemaphore(value: 0)

@@ -623,6 +623,52 @@ final class FailureMatrixTests: XCTestCase {
         }
     }
 
+    /// The message about too few threads names the run's workers in words
+    /// that fit their count: "1 worker", "2 workers" (found by mutation
+    /// testing: the two words swapped passed).
+    func testTheThreadShortageMessageSaysWorkerOrWorkers() throws {
+        try XCTSkipIf(Sanitizer.address || Sanitizer.thread, "a sanitizer's runtime needs threads of its own")
+        try XCTSkipUnless(nobodyCanRunAnalyze(limits: ["--nproc=2"]),
+                          "needs root, setpriv, prlimit, and uid 65534 free to run the build under a limit of 2 tasks")
+        let scratch = Scratch()
+        XCTAssertEqual(chmod(scratch.path, 0o777), 0)
+        let out = scratch.path + "/out"
+        // `--threads 8` runs as many workers as the machine has cores, up to 8.
+        for threads in ["1", "8"] {
+            let run = try Child.run("/usr/bin/prlimit", ["--nproc=2"] + Self.asNobody + [
+                analyze, "--threads", threads, "--out", out, sampleExport,
+            ], timeout: 60)
+            assertFailure(run, exit: 2, mentions: ["cannot start ", "pids.max, TasksMax=, ulimit -u"], out: out, before: nil,
+                          "--threads \(threads)")
+            guard let found = run.stderr.range(of: #"which a run with [0-9]+ workers? needs:"#, options: .regularExpression) else {
+                XCTFail("--threads \(threads): no worker count: \(run.stderr)")
+                continue
+            }
+            let phrase = run.stderr[found]
+            let workers = Int(phrase.dropFirst("which a run with ".count).prefix(while: { $0.isNumber }))
+            if threads == "1" { XCTAssertEqual(workers, 1, String(phrase)) }
+            XCTAssertEqual(phrase.hasSuffix(" workers needs:"), workers != 1, String(phrase))
+        }
+    }
+
+    /// Room for one thread besides the main thread and the one that takes
+    /// signals is not enough for one worker: the check starts both threads
+    /// the run needs, so a limit of 3 tasks fails the same way as 2 (found by
+    /// mutation testing: a check that started one thread too few passed).
+    func testALimitOneThreadShortIsStillAnInputError() throws {
+        try XCTSkipIf(Sanitizer.address || Sanitizer.thread, "a sanitizer's runtime needs threads of its own")
+        try XCTSkipUnless(nobodyCanRunAnalyze(limits: ["--nproc=3"]),
+                          "needs root, setpriv, prlimit, and uid 65534 free to run the build under a limit of 3 tasks")
+        let scratch = Scratch()
+        XCTAssertEqual(chmod(scratch.path, 0o777), 0)
+        let out = scratch.path + "/out"
+        let run = try Child.run("/usr/bin/prlimit", ["--nproc=3"] + Self.asNobody + [
+            analyze, "--threads", "1", "--out", out, sampleExport,
+        ], timeout: 60)
+        assertFailure(run, exit: 2, mentions: ["cannot start 2 threads", "pids.max, TasksMax=, ulimit -u"],
+                      out: out, before: nil, "--threads 1 under 3 tasks")
+    }
+
     /// A run that fails while writing removes the directories it made for
     /// `--out` (they are empty then); one that existed stays. Regression: a
     /// new `--out` was left behind, empty, by a failed or interrupted run.
@@ -1003,7 +1049,7 @@ final class FailureMatrixTests: XCTestCase {
         child.writeToStandardInput(text)
         child.waitUntilHandlingSignals()
         child.send(signal)
-        return child.wait()
+        return child.wait(keepingStandardInputOpen: true)
     }
 
     /// A crash (a trap: most often a failed allocation under `ulimit -v`)
@@ -1118,7 +1164,7 @@ final class FailureMatrixTests: XCTestCase {
             child.waitUntilHandlingSignals()
             usleep(UInt32.random(in: 0..<1_500, using: &generator))
             child.send(signal)
-            let run = child.wait(timeout: 60)
+            let run = child.wait(timeout: 60, keepingStandardInputOpen: true)
             XCTAssertEqual(run.exitCode, code, "attempt \(attempt), signal \(signal): \(run.stderr)")
             XCTAssertTrue(run.stderr.hasSuffix("analyze: interrupted; no output written\n"), run.stderr.debugDescription)
             if run.exitCode != code { break }  // one hang is enough (each costs the deadline)
@@ -1728,10 +1774,87 @@ final class FailureMatrixTests: XCTestCase {
         child.writeToStandardInput(text)
         child.waitUntilHandlingSignals()
         child.send(SIGINT)
-        let run = child.wait()
+        let run = child.wait(keepingStandardInputOpen: true)
         XCTAssertEqual(run.exitCode, 130, run.stderr)
         XCTAssertTrue(run.stderr.hasPrefix("\r\nanalyze: interrupted; no output written"), run.stderr.debugDescription)
         assertOutput(out, equals: before, "interrupted on a terminal")
+    }
+
+    /// An interrupt while the progress line is drawn erases the line and
+    /// writes its message in its place ("\r ESC[K"), not on a line below it.
+    /// Regression (mutation testing): the progress line's flag never reaching
+    /// the cleanup (its message then started with a line feed) passed every
+    /// test.
+    func testAnInterruptOverTheProgressLineErasesItFirst() throws {
+        let scratch = Scratch()
+        let (out, before) = try establishedOutput(scratch)
+        let text = try Data(contentsOf: URL(fileURLWithPath: example("basic/events.ndjson")))
+        let child = try Child(analyze, ["--out", out, "-"], stdin: .pipe, stderr: .terminal(columns: 80))
+        child.writeToStandardInput(text)
+        // Standard input stays open until a progress line was drawn (or 60 s, a failure).
+        XCTAssertTrue(child.waitForTerminal(toShow: " decoded", timeout: 60))
+        child.send(SIGINT)
+        let run = child.wait(keepingStandardInputOpen: true)
+        XCTAssertEqual(run.exitCode, 130, run.stderr)
+        XCTAssertTrue(run.stderr.contains("\r\u{1B}[Kanalyze: interrupted; no output written"), run.stderr.debugDescription)
+        XCTAssertFalse(run.stderr.contains("\nanalyze: interrupted"), run.stderr.debugDescription)
+        assertOutput(out, equals: before, "interrupted over the progress line")
+    }
+
+    /// A crash once every output is in place says so, and removes nothing.
+    /// Standard error is a FIFO filled to the brim beforehand, so the run
+    /// waits in writing its summary, after its renames; the crash signal is
+    /// sent to that thread (`tgkill`), whose handler then says why it stops.
+    /// Regression (mutation testing): outputs never marked written (the
+    /// message then said "no output written" over the new outputs) passed
+    /// every test.
+    func testACrashAfterTheRenamesSaysTheOutputsWereWritten() throws {
+        try XCTSkipIf(Sanitizer.address || Sanitizer.thread, "a sanitizer's runtime handles these signals itself")
+        let restore = childrenCrashQuietly()
+        defer { restore() }
+        let scratch = Scratch()
+        let out = scratch.path + "/out"
+        let fifo = scratch.path + "/stderr"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let reader = open(fifo, O_RDWR | O_NONBLOCK)
+        XCTAssertGreaterThanOrEqual(reader, 0)
+        defer { close(reader) }
+        let page = [UInt8](repeating: UInt8(ascii: "."), count: 4096)
+        var filler = 0
+        for size in [page.count, 1] {
+            while true {
+                let n = write(reader, page, size)
+                if n <= 0 { break }
+                filler += n
+            }
+        }
+        let child = try Child(analyze, ["--out", out, example("basic/events.ndjson")], stderr: .path(fifo))
+        // Until its one write to standard error, the summary, waits (or 60 s, a failure below).
+        // (Where /proc hides wait channels the 60 s pass, and the run has waited long since.)
+        let deadline = Child.monotonicSeconds() + 60
+        func waitsInAPipeWrite() -> Bool {
+            ((try? String(contentsOfFile: "/proc/\(child.pid)/wchan", encoding: .utf8)) ?? "").contains("pipe_write")
+        }
+        while !waitsInAPipeWrite() && Child.monotonicSeconds() < deadline { usleep(2000) }
+        XCTAssertEqual(Set(Scratch.snapshot(out).keys), Self.csvNames)
+        typealias ThreadKill = @convention(c) (pid_t, pid_t, Int32) -> Int32
+        let tgkill = unsafeBitCast(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "tgkill"), to: ThreadKill.self)
+        XCTAssertEqual(tgkill(child.pid, child.pid, SIGSEGV), 0)
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        func said() -> String { String(decoding: bytes.dropFirst(filler), as: UTF8.self) }
+        while !said().contains("analyze: stopped by") || !said().hasSuffix("\n"), Child.monotonicSeconds() < deadline {
+            var ready = pollfd(fd: reader, events: Int16(POLLIN), revents: 0)
+            if poll(&ready, 1, 50) > 0 {
+                let n = read(reader, &buffer, buffer.count)
+                if n > 0 { bytes += buffer[..<n] }
+            }
+        }
+        let run = child.wait()
+        XCTAssertEqual(run.signal, SIGSEGV, said())
+        XCTAssertTrue(said().hasSuffix("analyze: stopped by SIGSEGV (most often memory running out under a limit such as "
+                                       + "ulimit -v or ulimit -s, else a bug) after all outputs were written\n"), said().debugDescription)
+        XCTAssertEqual(Set(Scratch.snapshot(out).keys), Self.csvNames)
     }
 }
 
@@ -1777,6 +1900,8 @@ final class Child {
         /// A pseudo-terminal `columns` wide, its output returned as text (the
         /// terminal's own line discipline turns each line feed into CR LF).
         case terminal(columns: Int)
+        /// Into what is at `path` (a FIFO the test reads), opened for writing; not returned.
+        case path(String)
     }
 
     let pid: pid_t
@@ -1821,6 +1946,7 @@ final class Child {
             switch output {
             case .capture: posix_spawn_file_actions_addopen(&actions, fd, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
             case .closed: posix_spawn_file_actions_addclose(&actions, fd)
+            case .path(let path): posix_spawn_file_actions_addopen(&actions, fd, path, O_WRONLY, 0)
             case .brokenPipe:
                 var fds: [Int32] = [0, 0]
                 try Child.makePipe(&fds)
@@ -1972,8 +2098,16 @@ final class Child {
     }
 
     /// Waits for the child (killing it after `timeout` seconds, a test failure).
-    func wait(timeout: Double = 120, file: StaticString = #filePath, line: UInt = #line) -> ChildResult {
-        closeStandardInput()
+    /// Its standard input is closed first, unless `keepingStandardInputOpen`:
+    /// then only once the child has exited, so that a run sent a signal ends
+    /// by that signal and not by the end of its input. (Regression: on a
+    /// loaded machine the signal's thread was sometimes scheduled only after
+    /// the run had read the end of its input and written its outputs, and
+    /// it exited 0.)
+    func wait(timeout: Double = 120, keepingStandardInputOpen: Bool = false,
+              file: StaticString = #filePath, line: UInt = #line) -> ChildResult {
+        if !keepingStandardInputOpen { closeStandardInput() }
+        defer { closeStandardInput() }
         var status: Int32 = 0
         var peak = 0
         let deadline = Child.monotonicSeconds() + timeout
