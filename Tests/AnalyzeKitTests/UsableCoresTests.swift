@@ -58,6 +58,13 @@ final class UsableCoresTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(now, 1, "the thread that reads it is running")
     }
 
+    /// Four fields are enough: the running count is the fourth's first
+    /// number even when nothing follows it (the last pid left out).
+    func testTheRunnableCountNeedsNoFifthField() {
+        XCTAssertEqual(RunnableThreads.count(loadavg: "0.52 0.58 0.59 3/245"), 3)
+        XCTAssertEqual(RunnableThreads.count(loadavg: "0.52 0.58 0.59 3/245\n"), 3)
+    }
+
     func testTheCountIsWithinTheMachine() {
         XCTAssertGreaterThanOrEqual(UsableCores.count, 1)
         XCTAssertLessThanOrEqual(UsableCores.count, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
