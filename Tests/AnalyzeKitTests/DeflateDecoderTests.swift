@@ -310,17 +310,20 @@ final class DeflateDecoderTests: XCTestCase {
         return nil
     }
 
+    /// zlib's backend, the built-in one and the build's default (ISA-L where
+    /// it is installed), each made fresh by `make`.
+    private static var everyBackend: [(name: String, make: () -> any InflateBackend)] { [
+        ("zlib", { ZlibInflateBackend() }), ("built-in", { BuiltInInflateBackend() }),
+        ("default (\(DefaultInflateBackend.name))", { DefaultInflateBackend() }),
+    ] }
+
     /// A match reaching back before the member's first byte (a fixed block
     /// whose first symbol is length 3 at distance 1) is named a distance
     /// error by every backend: zlib's and the built-in one's "invalid
     /// distance too far back", ISA-L's "invalid distance" (found by mutation
     /// testing: ISA-L's lookback error named as an invalid symbol passed).
     func testAMatchBeforeTheFirstByteIsAnInvalidDistanceForEveryBackend() {
-        let backends: [(name: String, make: () -> any InflateBackend)] = [
-            ("zlib", { ZlibInflateBackend() }), ("built-in", { BuiltInInflateBackend() }),
-            ("default (\(DefaultInflateBackend.name))", { DefaultInflateBackend() }),
-        ]
-        for (name, make) in backends {
+        for (name, make) in Self.everyBackend {
             var random = SplitMix64(1)
             let outcome = decode(member(data: [0x03, 0x02, 0x00, 0x00], text: []), with: make(),
                                  inputPiece: 1 << 20, outputPiece: 1 << 20, random: &random)
@@ -346,11 +349,7 @@ final class DeflateDecoderTests: XCTestCase {
         let flagged = header + [UInt8(truncatingIfNeeded: crc), UInt8(truncatingIfNeeded: crc >> 8)] + Array(plain[10...])
         var damaged = flagged
         damaged[10] ^= 0x01
-        let backends: [(name: String, make: () -> any InflateBackend)] = [
-            ("zlib", { ZlibInflateBackend() }), ("built-in", { BuiltInInflateBackend() }),
-            ("default (\(DefaultInflateBackend.name))", { DefaultInflateBackend() }),
-        ]
-        for (name, make) in backends {
+        for (name, make) in Self.everyBackend {
             var random = SplitMix64(1)
             let backend = make()
             XCTAssertEqual(decode(plain, with: backend, inputPiece: 1 << 20, outputPiece: 1 << 20, random: &random),
@@ -372,11 +371,7 @@ final class DeflateDecoderTests: XCTestCase {
         let text = Array("a line\n".utf8)
         var wrong = member(data: [0x01, 0x07, 0x00, 0xF8, 0xFF] + text, text: text)
         wrong[1] = 0x00
-        let backends: [(name: String, make: () -> any InflateBackend)] = [
-            ("zlib", { ZlibInflateBackend() }), ("built-in", { BuiltInInflateBackend() }),
-            ("default (\(DefaultInflateBackend.name))", { DefaultInflateBackend() }),
-        ]
-        for (name, make) in backends {
+        for (name, make) in Self.everyBackend {
             var random = SplitMix64(1)
             let outcome = decode(wrong, with: make(), inputPiece: 1 << 20, outputPiece: 1 << 20, random: &random)
             XCTAssertNotEqual(outcome, .decoded(text), "\(name): a member starting 1f 00 was decoded")

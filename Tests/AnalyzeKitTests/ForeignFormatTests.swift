@@ -39,8 +39,6 @@ final class ForeignFormatTests: XCTestCase {
         }
     }
 
-    /// A tar header is `ustar` at 257 and a checksum that adds up; a line of
-    /// NDJSON with "ustar" at that offset is not one.
     /// A magic number is looked for in what is stored only: a gzip input
     /// whose decoded text starts with zstd's magic is not a zstd file (the
     /// same bytes stored plain are).
@@ -58,6 +56,8 @@ final class ForeignFormatTests: XCTestCase {
         XCTAssertEqual(try format("plain.ndjson", inner), .zstd)
     }
 
+    /// A tar header is `ustar` at 257 and a checksum that adds up; a line of
+    /// NDJSON with "ustar" at that offset is not one.
     func testATarHeaderNeedsItsMagicAndItsChecksum() {
         var header = [UInt8](repeating: 0, count: 512)
         func put(_ text: String, at offset: Int) { header.replaceSubrange(offset..<(offset + text.utf8.count), with: Array(text.utf8)) }
