@@ -600,12 +600,26 @@ final class FailureMatrixTests: XCTestCase {
         XCTAssertEqual(chmod(scratch.path, 0o777), 0)
         let out = scratch.path + "/out"
         // Two: the main thread and the one that takes signals leave no room.
-        for threads in ["1", "2"] {
-            let run = try Child.run("/usr/bin/prlimit", ["--nproc=2"] + Self.asNobody + [
+        // Three leave room for one thread, and the check starts both that the
+        // run needs (found by mutation testing: a check that started one too
+        // few passed). `--threads 8` runs as many workers as the machine has
+        // cores, up to 8, and the message says "worker" or "workers" to fit
+        // their count (found by mutation testing: the two words swapped passed).
+        for (tasks, threads) in [(2, "1"), (2, "2"), (2, "8"), (3, "1")] {
+            let label = "--threads \(threads) under \(tasks) tasks"
+            let run = try Child.run("/usr/bin/prlimit", ["--nproc=\(tasks)"] + Self.asNobody + [
                 analyze, "--threads", threads, "--out", out, sampleExport,
             ], timeout: 60)
-            assertFailure(run, exit: 2, mentions: ["cannot start 2 threads", "pids.max, TasksMax=, ulimit -u"],
-                          out: out, before: nil, "--threads \(threads)")
+            assertFailure(run, exit: 2, mentions: [threads == "8" ? "cannot start " : "cannot start 2 threads",
+                                                   "pids.max, TasksMax=, ulimit -u"], out: out, before: nil, label)
+            guard let found = run.stderr.range(of: #"which a run with [0-9]+ workers? needs:"#, options: .regularExpression) else {
+                XCTFail("\(label): no worker count: \(run.stderr)")
+                continue
+            }
+            let phrase = run.stderr[found]
+            let workers = Int(phrase.dropFirst("which a run with ".count).prefix(while: { $0.isNumber }))
+            if threads == "1" { XCTAssertEqual(workers, 1, "\(label): \(phrase)") }
+            XCTAssertEqual(phrase.hasSuffix(" workers needs:"), workers != 1, "\(label): \(phrase)")
         }
         // Four: room for the check's two, and then for Dispatch's manager and
         // one worker beside the main thread and the signals' one, no more. The
@@ -621,52 +635,6 @@ final class FailureMatrixTests: XCTestCase {
             XCTAssertTrue(run.exitCode == 0 || (run.exitCode == 2 && run.stderr.contains("cannot start 2 threads")),
                           "attempt \(attempt): exit \(run.exitCode.map(String.init) ?? "none"): \(run.stderr)")
         }
-    }
-
-    /// The message about too few threads names the run's workers in words
-    /// that fit their count: "1 worker", "2 workers" (found by mutation
-    /// testing: the two words swapped passed).
-    func testTheThreadShortageMessageSaysWorkerOrWorkers() throws {
-        try XCTSkipIf(Sanitizer.address || Sanitizer.thread, "a sanitizer's runtime needs threads of its own")
-        try XCTSkipUnless(nobodyCanRunAnalyze(limits: ["--nproc=2"]),
-                          "needs root, setpriv, prlimit, and uid 65534 free to run the build under a limit of 2 tasks")
-        let scratch = Scratch()
-        XCTAssertEqual(chmod(scratch.path, 0o777), 0)
-        let out = scratch.path + "/out"
-        // `--threads 8` runs as many workers as the machine has cores, up to 8.
-        for threads in ["1", "8"] {
-            let run = try Child.run("/usr/bin/prlimit", ["--nproc=2"] + Self.asNobody + [
-                analyze, "--threads", threads, "--out", out, sampleExport,
-            ], timeout: 60)
-            assertFailure(run, exit: 2, mentions: ["cannot start ", "pids.max, TasksMax=, ulimit -u"], out: out, before: nil,
-                          "--threads \(threads)")
-            guard let found = run.stderr.range(of: #"which a run with [0-9]+ workers? needs:"#, options: .regularExpression) else {
-                XCTFail("--threads \(threads): no worker count: \(run.stderr)")
-                continue
-            }
-            let phrase = run.stderr[found]
-            let workers = Int(phrase.dropFirst("which a run with ".count).prefix(while: { $0.isNumber }))
-            if threads == "1" { XCTAssertEqual(workers, 1, String(phrase)) }
-            XCTAssertEqual(phrase.hasSuffix(" workers needs:"), workers != 1, String(phrase))
-        }
-    }
-
-    /// Room for one thread besides the main thread and the one that takes
-    /// signals is not enough for one worker: the check starts both threads
-    /// the run needs, so a limit of 3 tasks fails the same way as 2 (found by
-    /// mutation testing: a check that started one thread too few passed).
-    func testALimitOneThreadShortIsStillAnInputError() throws {
-        try XCTSkipIf(Sanitizer.address || Sanitizer.thread, "a sanitizer's runtime needs threads of its own")
-        try XCTSkipUnless(nobodyCanRunAnalyze(limits: ["--nproc=3"]),
-                          "needs root, setpriv, prlimit, and uid 65534 free to run the build under a limit of 3 tasks")
-        let scratch = Scratch()
-        XCTAssertEqual(chmod(scratch.path, 0o777), 0)
-        let out = scratch.path + "/out"
-        let run = try Child.run("/usr/bin/prlimit", ["--nproc=3"] + Self.asNobody + [
-            analyze, "--threads", "1", "--out", out, sampleExport,
-        ], timeout: 60)
-        assertFailure(run, exit: 2, mentions: ["cannot start 2 threads", "pids.max, TasksMax=, ulimit -u"],
-                      out: out, before: nil, "--threads 1 under 3 tasks")
     }
 
     /// A run that fails while writing removes the directories it made for
