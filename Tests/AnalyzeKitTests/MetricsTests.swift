@@ -913,8 +913,8 @@ final class MetricsTests: XCTestCase {
     /// the chunk, which passes 65 535 in a chunk of short lines (here blank
     /// ones, a byte each, all in one chunk: one worker, so no chunk is cut
     /// early for a waiting one; with two the test caught the change only in
-    /// some runs). Regression (mutation testing):
-    /// a place cut to 16 bits (line 4 465 here) passed every test.
+    /// some runs). Regression (mutation testing): a place cut to 16 bits
+    /// (line 4 465 here) passed every test.
     func testARejectPastLine65536OfAChunkKeepsItsLineNumber() throws {
         let result = try analyze(lines: Array(repeating: "", count: 70_000) + ["x"], threads: 1)
         XCTAssertEqual(result.quality("lines"), "1")

@@ -1800,10 +1800,7 @@ final class FailureMatrixTests: XCTestCase {
         // Until its one write to standard error, the summary, waits (or 60 s, a failure below).
         // (Where /proc hides wait channels the 60 s pass, and the run has waited long since.)
         let deadline = Child.monotonicSeconds() + 60
-        func waitsInAPipeWrite() -> Bool {
-            ((try? String(contentsOfFile: "/proc/\(child.pid)/wchan", encoding: .utf8)) ?? "").contains("pipe_write")
-        }
-        while !waitsInAPipeWrite() && Child.monotonicSeconds() < deadline { usleep(2000) }
+        while !Child.waitChannels(of: child.pid).contains("pipe_write") && Child.monotonicSeconds() < deadline { usleep(2000) }
         XCTAssertEqual(Set(Scratch.snapshot(out).keys), Self.csvNames)
         typealias ThreadKill = @convention(c) (pid_t, pid_t, Int32) -> Int32
         let tgkill = unsafeBitCast(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "tgkill"), to: ThreadKill.self)
