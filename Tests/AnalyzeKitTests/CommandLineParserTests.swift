@@ -162,9 +162,17 @@ final class CommandLineParserTests: XCTestCase {
             ("--max-reject", "; did you mean '--max-reject-rate' or '--max-reject-rows'?"),
             ("--max-reject-rat", "; did you mean '--max-reject-rate'?"),
             ("--max-reject-rot", "; did you mean '--max-reject-rate' or '--max-reject-rows'?"),
+            // A lone letter after two dashes as after one (regression:
+            // `--q` got no hint, neither a lone letter nor two letters long).
+            ("--q", "; did you mean '--quiet'?"),
+            ("--o", "; did you mean '--out'?"),
             // Two options start with t, three with m: no guess.
             ("-t", ""),
             ("-m", ""),
+            ("--t", ""),
+            // The start of three names none (mutation testing, round 8).
+            ("--max", ""),
+            ("--max-", ""),
             ("--bogus", ""),
             ("-x", ""),
             ("-x.gz", " (to read a file whose name starts with '-', write it as ./-x.gz or after --)"),

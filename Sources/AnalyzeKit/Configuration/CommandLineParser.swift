@@ -124,15 +124,15 @@ public enum CommandLineParser {
     /// Every option's name, for suggestions.
     private static let optionNames = valueOptions + ["--quiet", "--help", "--version"]
 
-    /// What an unknown option was probably meant to be: the option it starts
-    /// (`--ver`), a known option one or two typing slips away (`--outt`,
-    /// `--max_reject_rate`), the long option a lone letter starts (`-q`,
-    /// when one does; two fitting equally are both named), or else, for
-    /// something that reads like a file name (`-x.gz`), how to name such a
-    /// file. Empty when nothing fits.
+    /// What an unknown option was probably meant to be: the option or two it
+    /// starts (`--ver`, `--max-reject`), else the one or two nearest within
+    /// two typing slips (`--outt`, `--max_reject_rate`); for a lone letter
+    /// (`-q`, `--q`), the long option it starts when only one does; or else,
+    /// for something that reads like a file name (`-x.gz`), how to name such
+    /// a file. Empty when nothing fits.
     static func hint(forUnknown name: String) -> String {
         let letters = Array(name.drop(while: { $0 == "-" }))
-        if name.hasPrefix("-") && !name.hasPrefix("--") && letters.count == 1 {
+        if name.hasPrefix("-") && letters.count == 1 {
             let matches = optionNames.filter { $0.dropFirst(2).first == letters[0] }
             return matches.count == 1 ? "; did you mean '\(matches[0])'?" : ""
         }
