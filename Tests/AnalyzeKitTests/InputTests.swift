@@ -323,6 +323,24 @@ final class InputTests: XCTestCase {
         }
     }
 
+    /// SPEC §2 rejects, 1, for a line longer than a chunk: a line of exactly
+    /// `--max-line-bytes` that ends in `\r\n` is an event (the CR belongs to
+    /// the line end), though with its line end it is two bytes longer than
+    /// the limit. The chunk grown for it must hold the line end too
+    /// (`--max-line-bytes` + 64, ``Analyzer``), not just one byte more:
+    /// then the line and its CR fill the chunk with no `\n`, and the line
+    /// was read as line_too_long (mutation testing, round 8).
+    func testALineOfExactlyTheLimitEndingInCRLFInAGrownChunkIsAnEvent() throws {
+        let limit = 2 << 20
+        let exact = paddedEvent("exact", padding: limit - paddedEvent("exact", padding: 0).utf8.count)
+        XCTAssertEqual(exact.utf8.count, limit)
+        for result in try runLongLines([lines[0], exact + "\r", lines[1]], maxLineBytes: limit) {
+            XCTAssertEqual(result.quality.lines, 3)
+            XCTAssertEqual(result.quality.events, 3)
+            XCTAssertEqual(result.rejects.count, 0)
+        }
+    }
+
     /// A chunk grown for a long line is cut after it with more than a fresh
     /// chunk's capacity of the next line read: that rest moves to a chunk
     /// made as large. (Found re-reading the change that made chunks grow, the

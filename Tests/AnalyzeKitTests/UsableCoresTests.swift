@@ -16,6 +16,7 @@ final class UsableCoresTests: XCTestCase {
         XCTAssertNil(UsableCores.cores(cpuMax: "100000"))
         XCTAssertNil(UsableCores.cores(cpuMax: "0 100000"))
         XCTAssertNil(UsableCores.cores(cpuMax: "-1 100000"))
+        XCTAssertNil(UsableCores.cores(cpuMax: "200000 100000 1\n"), "a third field: not cpu.max's QUOTA PERIOD")
     }
 
     func testTheCgroupV2PathIsTheZeroLine() {
@@ -23,6 +24,7 @@ final class UsableCoresTests: XCTestCase {
         XCTAssertEqual(UsableCores.cgroupPath("12:cpu,cpuacct:/docker/abc\n0::/\n"), "/")
         XCTAssertNil(UsableCores.cgroupPath("12:cpu,cpuacct:/docker/abc\n"), "cgroup v1 only")
         XCTAssertNil(UsableCores.cgroupPath(""))
+        XCTAssertNil(UsableCores.cgroupPath("0::batch/job\n"), "not absolute: no directory under /sys/fs/cgroup")
     }
 
     func testTheQuotaIsTheSmallestOfTheCgroupAndItsAncestors() {

@@ -142,6 +142,19 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(rejects, "file,line,reason\n\(input),2,invalid_json\n")
     }
 
+    /// A run over `--max-reject-rate` whose every line was rejected says so
+    /// in its one message, which gives the rejections: no warning that every
+    /// line was rejected beside it (that warning points at rejects.csv,
+    /// which such a run does not write) (mutation testing, round 8).
+    func testEveryLineRejectedOverTheRateIsOneMessageWithoutTheWarning() throws {
+        let scratch = Scratch()
+        let input = scratch.write("rejected.ndjson", Data("not json\n[1]\n".utf8))
+        let run = try AnalyzeBinary.run(["--quiet", "--out", scratch.path + "/out", "--max-reject-rate", "0.5", input])
+        XCTAssertEqual(run.status, 3, run.stderr)
+        XCTAssertEqual(run.stderr, "analyze: 2 of 2 lines rejected (100.00 %: invalid_json 1, not_an_object 1), more than "
+                       + "--max-reject-rate 0.5; no output written (run without --max-reject-rate to see them in rejects.csv)\n")
+    }
+
     /// The rate is compared exactly: 1 rejected line of 3 is more than
     /// 0.3333333333333333, though 1.0 / 3.0 is that same double (regression:
     /// compared as doubles, the run exited 0). A limit beyond any count is no
