@@ -323,13 +323,12 @@ final class InputTests: XCTestCase {
         }
     }
 
-    /// SPEC §2 rejects, 1, for a line longer than a chunk: a line of exactly
-    /// `--max-line-bytes` that ends in `\r\n` is an event (the CR belongs to
-    /// the line end), though with its line end it is two bytes longer than
-    /// the limit. The chunk grown for it must hold the line end too
-    /// (`--max-line-bytes` + 64, ``Analyzer``), not just one byte more:
-    /// then the line and its CR fill the chunk with no `\n`, and the line
-    /// was read as line_too_long (mutation testing, round 8).
+    /// A line of exactly `--max-line-bytes`, longer than a chunk and ending
+    /// in `\r\n`, is an event (SPEC: the limit is on the line without its
+    /// line end). The chunk grown for it must hold the line end too
+    /// (`--max-line-bytes` + 64, ``Analyzer``): grown to one byte more, the
+    /// line and its CR filled it with no `\n`, and the line was read as
+    /// `line_too_long` (mutation testing, round 8).
     func testALineOfExactlyTheLimitEndingInCRLFInAGrownChunkIsAnEvent() throws {
         let limit = 2 << 20
         let exact = paddedEvent("exact", padding: limit - paddedEvent("exact", padding: 0).utf8.count)
