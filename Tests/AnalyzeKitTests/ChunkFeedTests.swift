@@ -225,6 +225,27 @@ final class ChunkFeedTests: XCTestCase {
         }
     }
 
+    /// A chunk is handed over at its last line end as soon as it holds
+    /// `cutAfterBytes`: exactly that many is enough. Here reads of 16 bytes
+    /// (a quarter of the chunk) of 8-byte lines reach 32 on every second
+    /// read (mutation testing, round 9: waiting for more than 32 made every
+    /// chunk 48 bytes).
+    func testAChunkIsCutOnceItHoldsExactlyCutAfterBytes() throws {
+        let directory = TemporaryDirectory()
+        let text = Array(String(repeating: "1234567\n", count: 40).utf8)
+        let path = directory.write("events.ndjson", text)
+        var reader = ChunkReader(
+            source: try DecodedTextSource(try InputFile.expand([path])[0]), fileIndex: 0,
+            lineCapacity: 1 << 16, cutAfterBytes: 32, maxReadBytes: 64)
+        let pool = BlockingPool((0..<2).map { _ in Chunk(capacity: Self.capacity) })
+        var sizes: [Int] = []
+        while let chunk = try reader.next(take: pool.take, recycle: pool.give) {
+            sizes.append(chunk.text.count)
+            pool.give(chunk)
+        }
+        XCTAssertEqual(sizes, Array(repeating: 32, count: 10))
+    }
+
     /// Only the text's first bytes can be a BOM. Regression: a pipe whose
     /// first read gave "a\n" (fewer than the BOM's 3 bytes) and a reader
     /// asked to yield handed that line over before checking, then checked

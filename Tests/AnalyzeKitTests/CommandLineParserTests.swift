@@ -66,6 +66,10 @@ final class CommandLineParserTests: XCTestCase {
         let huge = try options(["--max-reject-rows", "99999999999999999999999", "--threads", "99999999999999999999", "a"])
         XCTAssertEqual(huge.maxRejectRows, Int.max)
         XCTAssertEqual(huge.threads, Int.max)
+        // The workers are `--threads`, at most one per usable core
+        // (mutation testing, round 9: the larger of the two passed).
+        XCTAssertEqual(huge.workers, AnalyzeOptions.activeCores)
+        XCTAssertEqual(try options(["--threads", "1", "a"]).workers, 1)
     }
 
     /// Input paths keep their bytes; an `--out` that is not UTF-8 is a usage
