@@ -210,18 +210,12 @@ final class ChunkFeedTests: XCTestCase {
         let plain = directory.write("events.ndjson", text)
         let gzipped = directory.write("events.ndjson.gz", gzip(text))
         for path in [plain, gzipped] {
-            var reader = ChunkReader(
-                source: try DecodedTextSource(try InputFile.expand([path])[0]), fileIndex: 0,
-                lineCapacity: 1 << 16, cutAfterBytes: 256, maxReadBytes: 64)
-            let pool = BlockingPool((0..<2).map { _ in Chunk(capacity: Self.capacity) })
-            var received: [UInt8] = []
-            while let chunk = try reader.next(take: pool.take, recycle: pool.give) {
-                XCTAssertEqual(chunk.text.last, 0x0A, "a chunk not cut at a line end")
-                XCTAssertLessThanOrEqual(chunk.text.count(where: { $0 == 0x0A }), 256 + 64, path)
-                received += chunk.text
-                pool.give(chunk)
+            let chunks = try chunkTexts(of: path, cutAfterBytes: 256, maxReadBytes: 64)
+            for chunk in chunks {
+                XCTAssertEqual(chunk.last, 0x0A, "a chunk not cut at a line end")
+                XCTAssertLessThanOrEqual(chunk.count(where: { $0 == 0x0A }), 256 + 64, path)
             }
-            XCTAssertEqual(received, text, path)
+            XCTAssertEqual(Array(chunks.joined()), text, path)
         }
     }
 
@@ -234,16 +228,23 @@ final class ChunkFeedTests: XCTestCase {
         let directory = TemporaryDirectory()
         let text = Array(String(repeating: "1234567\n", count: 40).utf8)
         let path = directory.write("events.ndjson", text)
+        let sizes = try chunkTexts(of: path, cutAfterBytes: 32, maxReadBytes: 64).map(\.count)
+        XCTAssertEqual(sizes, Array(repeating: 32, count: 10))
+    }
+
+    /// The texts of the chunks a reader of `path` hands over, on a pool of
+    /// two chunks of this class's capacity, growing to 64 KiB at most.
+    private func chunkTexts(of path: String, cutAfterBytes: Int, maxReadBytes: Int) throws -> [[UInt8]] {
         var reader = ChunkReader(
             source: try DecodedTextSource(try InputFile.expand([path])[0]), fileIndex: 0,
-            lineCapacity: 1 << 16, cutAfterBytes: 32, maxReadBytes: 64)
+            lineCapacity: 1 << 16, cutAfterBytes: cutAfterBytes, maxReadBytes: maxReadBytes)
         let pool = BlockingPool((0..<2).map { _ in Chunk(capacity: Self.capacity) })
-        var sizes: [Int] = []
+        var texts: [[UInt8]] = []
         while let chunk = try reader.next(take: pool.take, recycle: pool.give) {
-            sizes.append(chunk.text.count)
+            texts.append(Array(chunk.text))
             pool.give(chunk)
         }
-        XCTAssertEqual(sizes, Array(repeating: 32, count: 10))
+        return texts
     }
 
     /// Only the text's first bytes can be a BOM. Regression: a pipe whose
