@@ -178,6 +178,40 @@ final class DeterminismTests: XCTestCase {
         }
     }
 
+    /// A partial whose first identity is a customer user (an unknown type
+    /// with no device or profile) has it as its identity 0, which a merge
+    /// maps like any other: u2, first seen there on 11-01 and again in the
+    /// other partial on 11-03, installs once, on 11-01, whichever partial
+    /// absorbs the other. Regression (mutation testing): a merge that left
+    /// the other partial's customer user 0 unmapped made it the absorbing
+    /// partial's identity 0 (device d1), and u2 installed a second time.
+    func testAPartialWhoseFirstIdentityIsACustomerUserMergesIt() throws {
+        let lines = [
+            event("a1", "sdk_activate", "2026-11-02T00:00:00Z", device: "d1", profile: "p1", cuid: "u1"),
+            event("a2", "sdk_activate", "2026-11-03T00:00:00Z", device: "d1", profile: "p1", cuid: "u2"),
+            "{\"event_id\":\"b1\",\"event_type\":\"purchase\",\"timestamp\":\"2026-11-01T00:00:00Z\",\"customer_user_id\":\"u2\"}",
+            event("b2", "sdk_activate", "2026-11-03T00:00:00Z", device: "d2", profile: "p2"),
+        ]
+        var rng = SplitMix64(3)
+        let chunks = Self.chunks(of: Array(lines.joined(separator: "\n").utf8) + [0x0A], sizes: 1...1, using: &rng)
+        XCTAssertEqual(chunks.count, 4)
+        for absorbing in 0..<2 {
+            var partials = (0..<2).map { _ in PartialAggregate(maxLineBytes: 1 << 20, maxRejectRows: 10) }
+            for (i, chunk) in chunks.enumerated() { partials[i / 2].consume(chunk) }
+            var merged = partials.remove(at: absorbing)
+            merged.merge(partials.removeFirst())
+            let result = AnalysisResult(merged: merged, files: [InputFile(displayName: "x", location: .standardInput)],
+                                        bytesRead: 0, bytesDecoded: 0, timeZone: .utc)
+            XCTAssertEqual(String(decoding: result.installsCSV(), as: UTF8.self), """
+                date,by_device_id,by_customer_user_id,by_profile_id
+                2026-11-01,0,1,0
+                2026-11-02,1,1,1
+                2026-11-03,1,0,1
+
+                """, "absorbing partial \(absorbing)")
+        }
+    }
+
     func testUnknownTypeSpellingsAreConflicts() throws {
         let lines = [
             "{\"event_id\":\"x\",\"event_type\":\"paywall_shown\",\"timestamp\":0}",

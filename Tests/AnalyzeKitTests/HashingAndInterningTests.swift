@@ -176,6 +176,23 @@ final class HashingAndInterningTests: XCTestCase {
         }
     }
 
+    /// Strings whose hashes are equal are still told apart by their bytes,
+    /// also when one is a prefix of another (the stored string is longer
+    /// than the one looked up). Regression (mutation testing): a length
+    /// check that let a longer stored string match passed every test.
+    func testInternerTellsApartAStringAndItsPrefixUnderOneHash() {
+        var interner = Interner(capacity: 2)
+        let hash: UInt64 = 0x1234_5678_9abc_def0  // handed in: every word gets the same
+        let words = ["option-b", "option", "opt", ""].map { Array($0.utf8) }
+        for round in 0..<2 {
+            for (i, word) in words.enumerated() {
+                XCTAssertEqual(word.withUnsafeBytes { interner.intern($0, hash: hash) }, UInt32(i), "round \(round)")
+            }
+        }
+        XCTAssertEqual(interner.count, 4)
+        XCTAssertEqual((0..<min(interner.count, 4)).map { interner.bytes(UInt32($0)) }, Array(words.prefix(interner.count)))
+    }
+
     func testAbsorbMapsEveryIdOfTheOtherInterner() {
         var a = Interner(), b = Interner()
         for word in ["x", "y"] { _ = Array(word.utf8).withUnsafeBytes { a.intern($0) } }

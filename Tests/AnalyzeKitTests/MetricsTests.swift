@@ -474,6 +474,26 @@ final class MetricsTests: XCTestCase {
         }
     }
 
+    /// Each long multiSelect (more than 16 options, whose repeats are found
+    /// in a set) looks for repeats among its own options only: two
+    /// respondents choosing the same 20 options each count for all 20, the
+    /// later answer's labels kept. Regression (mutation testing): a set not
+    /// emptied between answers dropped every option of the second answer.
+    func testEachLongMultiSelectFindsRepeatsAmongItsOwnOptionsOnly() throws {
+        func options(_ label: String) -> [(String, String, String)] { (0..<20).map { ("o\($0)", "v\($0)", "\(label) \($0)") } }
+        let lines = [
+            event("m1", "onboarding_state_updated", "2026-11-01T00:00:01Z", profile: "p1",
+                  action: answer("o1", "q1", "multiSelect", options("first"))),
+            event("m2", "onboarding_state_updated", "2026-11-01T00:00:02Z", profile: "p2",
+                  action: answer("o1", "q1", "multiSelect", options("second"))),
+        ]
+        for threads in [1, 2] {
+            let rows = try analyze(lines: lines, threads: threads).quizText.split(separator: "\n").map(String.init)
+            XCTAssertEqual(rows, [rows[0]] + (0..<20).map { "o\($0)" }.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+                .map { id in "o1,q1,multiSelect,\(id),v\(id.dropFirst()),second \(id.dropFirst()),2,1.0000,2" }, "threads \(threads)")
+        }
+    }
+
     func testQuizSortsBytewiseAndKeepsNFCAndNFDApart() throws {
         let nfc = "\u{E9}", nfd = "e\u{301}"
         let lines = [
@@ -560,6 +580,45 @@ final class MetricsTests: XCTestCase {
         XCTAssertEqual(result.quality("conflicting_duplicates"), "2")
         XCTAssertEqual(result.quality("first_event"), "2026-11-01T00:00:00.000Z")
         XCTAssertEqual(result.quality("last_event"), "2026-11-03T12:00:00.000Z")
+    }
+
+    /// SPEC §4.4: each `events_<type>` row counts its own type (5, 7, 9, 11
+    /// and 13 kept events of the five known types, 15 of unknown ones), and
+    /// `first_event` / `last_event` are the earliest and latest instants to
+    /// the millisecond, here 60 events within one second, the latest listed
+    /// last. Regression (mutation testing): the analytics count left out of
+    /// the known types, and the latest instant taken by its seconds alone
+    /// (the first of them met), passed every test.
+    func testQualityCountsEveryKnownTypeAndTheInstantsBelowASecond() throws {
+        let analytics = "{\"name\":\"screen_presented\",\"meta\":{\"onboardingId\":\"o1\"}}"
+        let counts = [("sdk_activate", 5), ("identify", 7), ("logout", 9), ("onboarding_state_updated", 11),
+                      ("onboarding_analytics", 13), ("paywall_shown", 15)]
+        var lines: [String] = []
+        for (type, count) in counts {
+            for _ in 0..<count {
+                let k = lines.count
+                let t = "2026-11-01T00:00:00.\(100 + 10 * k)Z"  // .100 … .690
+                switch type {
+                case "identify": lines.append(event("t\(k)", type, t, device: "d\(k)", profile: "p\(k)", cuid: "u\(k)"))
+                case "onboarding_state_updated":
+                    lines.append(event("t\(k)", type, t, profile: "p\(k)", action: answer("o1", "q1", "select", [("a", "a", "A")])))
+                case "onboarding_analytics": lines.append(event("t\(k)", type, t, profile: "p\(k)", action: analytics))
+                default: lines.append(event("t\(k)", type, t, device: "d\(k)", profile: "p\(k)"))
+                }
+            }
+        }
+        XCTAssertEqual(lines.count, 60)
+        let result = try analyze(lines: lines)
+        XCTAssertEqual(result.quality("rejected"), "0")
+        XCTAssertEqual(result.quality("events"), "60")
+        XCTAssertEqual(result.quality("unknown_event_type"), "15")
+        XCTAssertEqual(result.quality("events_sdk_activate"), "5")
+        XCTAssertEqual(result.quality("events_identify"), "7")
+        XCTAssertEqual(result.quality("events_logout"), "9")
+        XCTAssertEqual(result.quality("events_onboarding_state_updated"), "11")
+        XCTAssertEqual(result.quality("events_onboarding_analytics"), "13")
+        XCTAssertEqual(result.quality("first_event"), "2026-11-01T00:00:00.100Z")
+        XCTAssertEqual(result.quality("last_event"), "2026-11-01T00:00:00.690Z")
     }
 
     /// SPEC §2 Duplicates: a dropped copy that differs from the kept one in
