@@ -379,6 +379,91 @@ final class DeflateDecoderTests: XCTestCase {
         }
     }
 
+    /// The optional header fields of RFC 1952 §2.3.1 (FEXTRA with its
+    /// little-endian XLEN, an XLEN of 0 too, FNAME, FCOMMENT, FHCRC), alone
+    /// and together, are skipped by every backend, input whole or a byte at a
+    /// time; and a member cut anywhere inside such a header is cut short, not
+    /// damage (found by mutation testing: the built-in header reader reading
+    /// XLEN big-endian, taking an XLEN of 0 as an extra field without end, or
+    /// reading a name or comment twice, and zlib's backend failing a call with
+    /// no input left inside the header, passed every test).
+    func testEveryBackendSkipsTheOptionalHeaderFields() {
+        let text = Array("a line\n".utf8)
+        let plain = member(data: [0x01, 0x07, 0x00, 0xF8, 0xFF] + text, text: text)
+        let extra: [UInt8] = [0x03, 0x00, 0x41, 0x42, 0x43]  // XLEN 3, then its 3 bytes
+        let name = Array("events.ndjson".utf8) + [0], comment = Array("a comment".utf8) + [0]
+        let cases: [(name: String, flags: UInt8, fields: [UInt8])] = [
+            ("FEXTRA", 0x04, extra),
+            ("FEXTRA of XLEN 0", 0x04, [0x00, 0x00]),
+            ("FNAME", 0x08, name),
+            ("FCOMMENT", 0x10, comment),
+            ("FEXTRA, FNAME, FCOMMENT and FHCRC", 0x1E, extra + name + comment),
+        ]
+        for (flagsName, flags, fields) in cases {
+            var header = Array(plain[..<10])
+            header[3] = flags
+            header += fields
+            if flags & 0x02 != 0 {
+                let crc = header.withUnsafeBytes { CRC32.update(0, with: $0, using: .zlib) }
+                header += [UInt8(truncatingIfNeeded: crc), UInt8(truncatingIfNeeded: crc >> 8)]
+            }
+            let flagged = header + Array(plain[10...])
+            for (name, make) in Self.everyBackend {
+                for inputPiece in [1 << 20, 1] {
+                    var random = SplitMix64(7)
+                    XCTAssertEqual(decode(flagged, with: make(), inputPiece: inputPiece, outputPiece: 1 << 20, random: &random),
+                                   .decoded(text), "\(name), \(flagsName), input pieces of up to \(inputPiece)")
+                }
+                for cut in 1..<header.count {
+                    var random = SplitMix64(8)
+                    XCTAssertEqual(decode(Array(flagged.prefix(cut)), with: make(), inputPiece: 1 << 20, outputPiece: 1 << 20,
+                                          random: &random),
+                                   .failed("truncated"), "\(name), \(flagsName), cut at byte \(cut) of the header")
+                }
+            }
+        }
+    }
+
+    /// A trailer that does not match is named by its first byte with every
+    /// backend, however the input arrives (docs/data-model.md, "Gzip damage
+    /// offsets"; found by mutation testing: zlib's backend naming the byte
+    /// after it passed every test).
+    func testATrailerThatDoesNotMatchIsNamedByItsFirstByte() {
+        let text = Array("a line\n".utf8)
+        let good = member(data: [0x01, 0x07, 0x00, 0xF8, 0xFF] + text, text: text)
+        for (back, reason) in [(8, "incorrect data check"), (1, "incorrect length check")] {
+            var damaged = good
+            damaged[damaged.count - back] ^= 0x01
+            for (name, make) in Self.everyBackend {
+                for inputPiece in [1 << 20, 3, 1] {
+                    var random = SplitMix64(6)
+                    XCTAssertEqual(decodeOrReject(damaged, with: make(), inputPiece: inputPiece, outputPiece: 1 << 20,
+                                                  random: &random),
+                                   .failure(Rejection(reason: reason, place: good.count - 8)),
+                                   "\(name), \(reason), input pieces of up to \(inputPiece)")
+                }
+            }
+        }
+    }
+
+    /// Each backend checks the compression method itself, as it checks the
+    /// magic bytes: a member whose CM is not 8 (deflate) is not decoded
+    /// (found by mutation testing: the built-in header reader taking any
+    /// method below 8 passed every test).
+    func testEveryBackendRejectsACompressionMethodOtherThanDeflate() {
+        let text = Array("a line\n".utf8)
+        for method: UInt8 in [0, 7, 9] {
+            var wrong = member(data: [0x01, 0x07, 0x00, 0xF8, 0xFF] + text, text: text)
+            wrong[2] = method
+            for (name, make) in Self.everyBackend {
+                var random = SplitMix64(1)
+                let outcome = decode(wrong, with: make(), inputPiece: 1 << 20, outputPiece: 1 << 20, random: &random)
+                XCTAssertNotEqual(outcome, .decoded(text), "\(name): a member of method \(method) was decoded")
+                if case .failed(let reason) = outcome { XCTAssertNotEqual(reason, "truncated", "\(name), method \(method)") }
+            }
+        }
+    }
+
     func testEachKindOfInvalidDataIsNamedAsZlibNamesIt() {
         // BFINAL 1, BTYPE 3.
         XCTAssertEqual(reason([0x07]), "invalid block type")
@@ -714,5 +799,54 @@ final class DeflateDecoderTests: XCTestCase {
         w = dynamicHeader(literalLengths: lengths(257, [65: 1, 256: 1]), distanceLengths: distances)
         w.put(0, 64)
         XCTAssertEqual(bothSay(w.bytes, inputPiece: 2, outputPiece: 3), .failed("invalid distances set"))
+    }
+
+    /// A set incomplete by just one code of the longest length (lengths 1 to
+    /// 14 and one of 15: one 15-bit pattern left unused) is rejected as zlib
+    /// rejects it, for literals and lengths and for distances (found by
+    /// mutation testing: a check that let that one pattern go unused passed
+    /// every test).
+    func testASetIncompleteByOneFifteenBitCodeIsRejected() {
+        var short: [Int: Int] = [256: 15]
+        for k in 0..<14 { short[65 + k] = k + 1 }
+        var w = dynamicHeader(literalLengths: lengths(257, short), distanceLengths: [1])
+        w.put(0, 64)
+        XCTAssertEqual(bothSay(w.bytes, inputPiece: 2, outputPiece: 3), .failed("invalid literal/lengths set"))
+        let distances = (0..<14).map { $0 + 1 } + [15]
+        w = dynamicHeader(literalLengths: lengths(257, [65: 1, 256: 1]), distanceLengths: distances)
+        w.put(0, 64)
+        XCTAssertEqual(bothSay(w.bytes, inputPiece: 2, outputPiece: 3), .failed("invalid distances set"))
+    }
+
+    /// In a block with no distance code at all, a member cut just after a
+    /// length code, on a byte boundary, is cut short, as zlib says: the
+    /// unused distance pattern is decided by its first bit, which is not
+    /// there yet. One byte more and it is an invalid distance code. (Found by
+    /// mutation testing: unused patterns decided by no bits at all passed
+    /// every test.)
+    func testAMemberCutRightAfterALengthWithNoDistanceCodesIsCutShort() {
+        let header: [UInt8] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]
+        let a = Int(UInt8(ascii: "a"))
+        let withLength = lengths(258, [a: 1, 256: 2, 257: 2])
+        let codes = canonicalCodes(withLength)
+        // Literals 'a' of one bit each until the length code ends a byte.
+        var aligned = BitWriter()
+        for literals in 1...8 {
+            var w = dynamicHeader(literalLengths: withLength, distanceLengths: [0])
+            for _ in 0..<literals { w.code(codes[a], 1) }
+            w.code(codes[257], 2)
+            if w.count % 8 == 0 { aligned = w }
+        }
+        XCTAssertFalse(aligned.bytes.isEmpty)
+        for (extraBytes, expected) in [(0, Outcome.failed("truncated")), (1, .failed("invalid distance code"))] {
+            let stream = header + aligned.bytes + [UInt8](repeating: 0, count: extraBytes)  // no trailer
+            var a = SplitMix64(9), b = SplitMix64(9), c = SplitMix64(9)
+            XCTAssertEqual(decode(stream, with: ZlibInflateBackend(), inputPiece: 1 << 20, outputPiece: 1 << 20, random: &a),
+                           expected, "zlib, \(extraBytes) bytes after the length code")
+            XCTAssertEqual(decode(stream, with: BuiltInInflateBackend(), inputPiece: 1 << 20, outputPiece: 1 << 20, random: &b),
+                           expected, "built-in, \(extraBytes) bytes after the length code")
+            XCTAssertEqual(decode(stream, with: BuiltInInflateBackend(), inputPiece: 1, outputPiece: 1, random: &c),
+                           expected, "built-in byte by byte, \(extraBytes) bytes after the length code")
+        }
     }
 }

@@ -128,4 +128,63 @@ final class OutputDirectoryTests: XCTestCase {
         released.wait()
         XCTAssertEqual(flock(own, LOCK_UN), 0)
     }
+
+    /// An inherited descriptor holding a `flock` on another directory (on
+    /// the same file system) is not the caller's lock on this one: a lock
+    /// another process holds here is still waited for, then given up (found
+    /// by mutation testing: with only the device compared, the other
+    /// directory's lock was taken for this one's, and the renames went
+    /// ahead at once without the lock).
+    func testALockInheritedOnAnotherDirectoryIsNotTheCallersLock() throws {
+        let directory = TemporaryDirectory(), elsewhere = TemporaryDirectory()
+        let own = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { close(own) }
+        // Open across exec, as flock(1) leaves it, but on the other directory.
+        let inherited = open(elsewhere.path, O_RDONLY | O_DIRECTORY)
+        defer { close(inherited) }
+        XCTAssertEqual(flock(inherited, LOCK_EX), 0)
+        XCTAssertFalse(OutputDirectory.inheritsLock(on: own), "another directory's lock")
+        let other = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { close(other) }
+        XCTAssertEqual(flock(other, LOCK_SH), 0)
+        XCTAssertEqual(OutputDirectory(path: directory.path, lockPatience: 0.05).lockForRenames(own), .givenUp)
+    }
+
+    /// A new output directory whose name is NAME_MAX (255) bytes long is
+    /// made and written; one byte longer is refused before any work (found
+    /// by mutation testing: a bound one byte short passed every test).
+    func testANewDirectoryNameOfNameMaxBytesIsMadeAndOneMoreIsRefused() throws {
+        let directory = TemporaryDirectory()
+        let longest = directory.path + "/" + String(repeating: "d", count: Int(NAME_MAX))
+        try OutputDirectory(path: longest).checkWritable()
+        try OutputDirectory(path: longest).write([CSVFile(name: "a.csv", header: ["h"], rows: { $0.row(["v"]) })])
+        XCTAssertEqual(text(longest + "/a.csv"), "h\nv\n")
+        let tooLong = directory.path + "/" + String(repeating: "d", count: Int(NAME_MAX) + 1)
+        XCTAssertThrowsError(try OutputDirectory(path: tooLong).checkWritable()) { error in
+            XCTAssertEqual((error as? AnalyzeError)?.exitCode, 2)
+            XCTAssertTrue((error as? AnalyzeError)?.message.contains("File name too long") == true, "\(error)")
+        }
+        XCTAssertEqual(access(tooLong, F_OK), -1)
+    }
+
+    /// An earlier output that is a symbolic link is replaced by a regular
+    /// file with a new output's mode: the link's own mode (0777) is not
+    /// taken, and its target is left as it was (found by mutation testing:
+    /// with the file type unchecked, the output became writable by all).
+    func testAnEarlierOutputThatIsASymbolicLinkGivesItsModeToNothing() throws {
+        let directory = TemporaryDirectory()
+        let target = directory.write("target.csv", Array("target\n".utf8))
+        XCTAssertEqual(chmod(target, 0o600), 0)
+        let out = directory.path + "/out"
+        XCTAssertEqual(mkdir(out, 0o755), 0)
+        XCTAssertEqual(symlink(target, out + "/a.csv"), 0)
+        try OutputDirectory(path: out).write([CSVFile(name: "a.csv", header: ["h"], rows: { $0.row(["v"]) })])
+        var info = stat()
+        XCTAssertEqual(lstat(out + "/a.csv", &info), 0)
+        XCTAssertEqual(info.st_mode & S_IFMT, S_IFREG, "the link is replaced")
+        XCTAssertEqual(info.st_mode & 0o7777, OutputDirectory.newFileMode())
+        XCTAssertEqual(text(out + "/a.csv"), "h\nv\n")
+        XCTAssertEqual(text(target), "target\n")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out), ["a.csv"])
+    }
 }
