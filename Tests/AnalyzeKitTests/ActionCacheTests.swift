@@ -307,6 +307,23 @@ final class ActionCacheTests: XCTestCase {
         XCTAssertEqual(assertCachedEqualsFresh(Array(repeating: stateUpdate(justFits), count: 3)), 1)
     }
 
+    /// Empty strings are present, not absent, when found in the cache: an
+    /// empty `elementId`, `onboardingId`, `params.type` or option field reads
+    /// as `""` (regression, mutation testing: a way's span at offset 0, which
+    /// an empty string is kept as, was read back as an absent field).
+    func testEmptyStringsAreFoundAsEmptyNotAbsent() {
+        let empty = "{\"elementId\":\"\",\"meta\":{\"onboardingId\":\"\",\"screenClientId\":\"padding-padding-padding-padding\"},"
+            + "\"params\":{\"type\":\"select\",\"value\":{\"id\":\"\",\"value\":\"\",\"label\":\"\"}}}"
+        let line = Array(event("e1", "onboarding_state_updated", "2026-11-28T09:15:02Z", device: "d", profile: "p", action: empty).utf8)
+        XCTAssertEqual(assertCachedEqualsFresh([line, line, line]), 1)
+        var parser = EventParser()
+        for _ in 0..<2 { XCTAssertNil(ParseSnapshot(line, &parser).reason) }
+        let found = ParseSnapshot(line, &parser)
+        XCTAssertEqual(parser.actionCacheHits, 1)
+        XCTAssertNil(found.reason)
+        XCTAssertEqual(found.strings, [[], [], nil, Array("select".utf8), [], [], []])
+    }
+
     /// Seeded property test: a generated export (noise included) parses the
     /// same, line by line, with and without the cache, and the cache is used.
     func testGeneratedExportParsesTheSameWithAndWithoutTheCache() {

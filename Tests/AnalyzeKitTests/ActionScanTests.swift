@@ -127,6 +127,42 @@ final class ActionScanTests: XCTestCase {
         XCTAssertEqual(reason(lines(actions[23])[1]), .badAction)  // not `name`
     }
 
+    /// An escape in a key is one letter of a key the SPEC reads only when it
+    /// spells that letter: `\u0165` (ť) and `\u0161` (š) are not `e` and `a`,
+    /// whose bytes are their low bytes, so `ťlementId` and `nšme` are other
+    /// keys and the actions lack `elementId` and `name` (regression, mutation
+    /// testing: with the one pass's test for ASCII escapes dropped, both were
+    /// read as the keys their low bytes spell, and the lines accepted).
+    func testAnEscapeAboveASCIIInAKeyIsNotTheLetterOfItsLowByte() {
+        let state = "{\"\\u0165lementId\":\"q\",\(meta),\"params\":{\"type\":\"select\",\"value\":{\"id\":\"a\"}}}"
+        let analytics = "{\"n\\u0161me\":\"screen_presented\",\(meta)}"
+        let all = [state, analytics].flatMap(lines)
+        XCTAssertEqual(assertScanEqualsTape(all), 0)
+        XCTAssertEqual(reason(lines(state)[0]), .badAction)
+        XCTAssertEqual(reason(lines(analytics)[1]), .badAction)
+        // Spelled as the letters themselves, the same escapes are the keys.
+        XCTAssertNil(reason(lines(state.replacingOccurrences(of: "\\u0165", with: "\\u0065"))[0]))
+        XCTAssertNil(reason(lines(analytics.replacingOccurrences(of: "\\u0161", with: "\\u0061"))[1]))
+    }
+
+    /// Each action is read alone: a `meta` field of the line before (here a
+    /// `screensTotal` that is not an integer, a bad shape) is not carried
+    /// into the next action, which lacks it, in the one pass or the general
+    /// way (regression, mutation testing: with `screensTotal` left out of the
+    /// facts' reset, the second line was rejected as `bad_action` too).
+    func testAFieldOfTheActionBeforeIsNotCarriedIntoTheNext() {
+        let badTotal = "{\"name\":\"screen_presented\",\"meta\":{\"onboardingId\":\"quiz\",\"screensTotal\":\"4\"}}"
+        let noTotal = "{\"name\":\"screen_presented\",\"meta\":{\"onboardingId\":\"quiz\",\"screenIndex\":1}}"
+        for scanningActions in [true, false] {
+            var parser = EventParser(cachingActions: false, scanningActions: scanningActions)
+            let cases: [(String, RejectReason?)] = [(badTotal, .badAction), (noTotal, nil), (badTotal, .badAction), (noTotal, nil)]
+            for (action, expected) in cases {
+                let line = lines(action)[1]
+                XCTAssertEqual(ParseSnapshot(line, &parser).reason, expected, "\(action), scanning \(scanningActions)")
+            }
+        }
+    }
+
     /// Seeded property test: generated exports (noise included) parse the
     /// same both ways, and most of their actions take the one pass.
     func testGeneratedExportsParseTheSameBothWays() {

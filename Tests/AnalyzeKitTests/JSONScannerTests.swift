@@ -75,6 +75,49 @@ final class JSONScannerTests: XCTestCase {
         XCTAssertTrue(isValid("\"\\uDBFF\\uDC00\""))
     }
 
+    /// A low surrogate escape alone is invalid over its whole range
+    /// `\uDC00`–`\uDFFF`, its top included (regression, mutation testing: a
+    /// lone `\uDFFF` was accepted when the range's upper bound was exclusive).
+    func testLoneLowSurrogateEscapesAreInvalidToTheTopOfTheirRange() {
+        for text in ["\"\\uDC00\"", "\"\\uDFFE\"", "\"\\uDFFF\"", "\"\\udfff\"", "\"x\\uDFFFy\""] {
+            XCTAssertFalse(isValid(text), text)
+        }
+        XCTAssertTrue(isValid("\"\\uD7FF\\uE000\""))
+    }
+
+    /// A two-byte sequence needs a lead of `C2`–`DF`: `C1 80`–`C1 BF` are
+    /// overlong spellings of U+0040–U+007F, as `C0 xx` are of U+0000–U+003F
+    /// (regression, mutation testing: only `C0` leads were tested).
+    func testRejectsOverlongTwoByteSequencesLedByC1() {
+        for bytes: [UInt8] in [[0x22, 0xC1, 0x80, 0x22], [0x22, 0xC1, 0xBF, 0x22], [0x22, 0x61, 0xC1, 0xA1, 0x22]] {
+            XCTAssertFalse(isValid(bytes), "\(bytes)")
+        }
+        XCTAssertTrue(isValid([0x22, 0xC2, 0x80, 0x22]))
+        XCTAssertTrue(isValid([0x22, 0xDF, 0xBF, 0x22]))
+    }
+
+    /// A four-byte sequence led by `F0` needs a second byte of `90`–`BF`:
+    /// `F0 80 80 80`–`F0 8F BF BF` are overlong spellings of U+0000–U+FFFF
+    /// (regression, mutation testing: a bound of `8F` was accepted).
+    func testRejectsOverlongFourByteSequences() {
+        for bytes: [UInt8] in [[0x22, 0xF0, 0x8F, 0xBF, 0xBF, 0x22], [0x22, 0xF0, 0x80, 0x80, 0x80, 0x22]] {
+            XCTAssertFalse(isValid(bytes), "\(bytes)")
+        }
+        XCTAssertTrue(isValid([0x22, 0xF0, 0x90, 0x80, 0x80, 0x22]))  // U+10000
+    }
+
+    /// A continuation byte is `80`–`BF`: `C0` (and above) after a lead byte is
+    /// not one (regression, mutation testing: an upper bound of `C0` was
+    /// accepted).
+    func testRejectsAContinuationByteAboveBF() {
+        for bytes: [UInt8] in [[0x22, 0xC2, 0xC0, 0x22], [0x22, 0xE2, 0x82, 0xC0, 0x22], [0x22, 0xF1, 0x80, 0xC0, 0x80, 0x22],
+                               [0x22, 0xE1, 0xC0, 0x80, 0x22]] {
+            XCTAssertFalse(isValid(bytes), "\(bytes)")
+        }
+        XCTAssertTrue(isValid([0x22, 0xC2, 0xBF, 0x22]))
+        XCTAssertTrue(isValid([0x22, 0xE2, 0x82, 0xAC, 0x22]))  // €
+    }
+
     /// A three-byte sequence led by `E0` needs a second byte of `A0`–`BF`:
     /// `E0 80 80`–`E0 9F BF` are overlong spellings of U+0000–U+07FF
     /// (regression, mutation testing: only `C0`/`C1` overlongs were tested).
@@ -102,6 +145,29 @@ final class JSONScannerTests: XCTestCase {
             var decoded: [UInt8] = []
             scanner.decodeString(value, into: &decoded)
             XCTAssertEqual(String(decoding: decoded, as: UTF8.self), "a\"b\\c/dé😀\n")
+        }
+    }
+
+    /// `\u` escapes at the edges of each UTF-8 length decode to the shortest
+    /// form: U+007F one byte, U+07FF two, U+FFFF three (never an overlong
+    /// `C1 BF`, `E0 9F BF` or `F0 8F BF BF`), and the highest surrogate pair
+    /// four (regression, mutation testing: each length's upper bound, one
+    /// lower, still passed the seeded model, which rarely meets the edges).
+    func testDecodesEscapesAtTheEdgesOfEachUTF8Length() {
+        let cases: [(String, [UInt8])] = [
+            ("\\u007F", [0x7F]), ("\\u0080", [0xC2, 0x80]), ("\\u07FF", [0xDF, 0xBF]), ("\\u0800", [0xE0, 0xA0, 0x80]),
+            ("\\uFFFF", [0xEF, 0xBF, 0xBF]), ("\\uD800\\uDC00", [0xF0, 0x90, 0x80, 0x80]),
+            ("\\uDBFF\\uDFFF", [0xF4, 0x8F, 0xBF, 0xBF]), ("\\u007f\\u07ff\\uffff", [0x7F, 0xDF, 0xBF, 0xEF, 0xBF, 0xBF]),
+        ]
+        for (escapes, expected) in cases {
+            let text = Array(("\"" + escapes + "\"").utf8)
+            text.withUnsafeBytes { raw in
+                var scanner = JSONScanner(raw)
+                guard let value = scanner.scanValue(at: 0) else { return XCTFail(escapes) }
+                var decoded: [UInt8] = []
+                scanner.decodeString(value, into: &decoded)
+                XCTAssertEqual(decoded, expected, escapes)
+            }
         }
     }
 
