@@ -840,13 +840,15 @@ final class DeflateDecoderTests: XCTestCase {
         XCTAssertFalse(aligned.bytes.isEmpty)
         for (extraBytes, expected) in [(0, Outcome.failed("truncated")), (1, .failed("invalid distance code"))] {
             let stream = header + aligned.bytes + [UInt8](repeating: 0, count: extraBytes)  // no trailer
-            var a = SplitMix64(9), b = SplitMix64(9), c = SplitMix64(9)
-            XCTAssertEqual(decode(stream, with: ZlibInflateBackend(), inputPiece: 1 << 20, outputPiece: 1 << 20, random: &a),
-                           expected, "zlib, \(extraBytes) bytes after the length code")
-            XCTAssertEqual(decode(stream, with: BuiltInInflateBackend(), inputPiece: 1 << 20, outputPiece: 1 << 20, random: &b),
-                           expected, "built-in, \(extraBytes) bytes after the length code")
-            XCTAssertEqual(decode(stream, with: BuiltInInflateBackend(), inputPiece: 1, outputPiece: 1, random: &c),
-                           expected, "built-in byte by byte, \(extraBytes) bytes after the length code")
+            let ways: [(name: String, backend: any InflateBackend, piece: Int)] = [
+                ("zlib", ZlibInflateBackend(), 1 << 20), ("built-in", BuiltInInflateBackend(), 1 << 20),
+                ("built-in byte by byte", BuiltInInflateBackend(), 1),
+            ]
+            for way in ways {
+                var random = SplitMix64(9)
+                XCTAssertEqual(decode(stream, with: way.backend, inputPiece: way.piece, outputPiece: way.piece, random: &random),
+                               expected, "\(way.name), \(extraBytes) bytes after the length code")
+            }
         }
     }
 }

@@ -62,23 +62,17 @@ final class ForeignFormatTests: XCTestCase {
     /// A tar header is `ustar` at 257 and a checksum that adds up; a line of
     /// NDJSON with "ustar" at that offset is not one.
     func testATarHeaderNeedsItsMagicAndItsChecksum() {
-        var header = [UInt8](repeating: 0, count: 512)
-        func put(_ text: String, at offset: Int) { header.replaceSubrange(offset..<(offset + text.utf8.count), with: Array(text.utf8)) }
-        put("events.ndjson", at: 0)
-        put("0000644\0", at: 100)
-        put("00000000017\0", at: 124)
-        put("ustar\u{0}00", at: 257)
-        // The checksum of the bytes with its own field as eight spaces,
-        // worked out here: the field as the format stores it, six octal
-        // digits, NUL, space.
-        let sum = header.enumerated().reduce(0) { $0 + ((148..<156).contains($1.offset) ? 32 : Int($1.element)) }
-        put(String(sum, radix: 8).leftPadded(to: 6) + "\0 ", at: 148)
+        var header = tarHeader()
+        header.put("0000644\0", at: 100)
+        header.put("00000000017\0", at: 124)
+        // The checksum field as the format stores it: six octal digits, NUL,
+        // space.
+        header.put(String(header.tarChecksum, radix: 8).leftPadded(to: 6) + "\0 ", at: 148)
         XCTAssertEqual(header.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) }, .tar)
         // GNU tar's magic ("ustar  \0") is one too.
         var gnu = header
-        gnu.replaceSubrange(257..<265, with: Array("ustar  \0".utf8))
-        let gnuSum = gnu.enumerated().reduce(0) { $0 + ((148..<156).contains($1.offset) ? 32 : Int($1.element)) }
-        gnu.replaceSubrange(148..<156, with: Array((String(gnuSum, radix: 8).leftPadded(to: 6) + "\0 ").utf8))
+        gnu.put("ustar  \0", at: 257)
+        gnu.put(String(gnu.tarChecksum, radix: 8).leftPadded(to: 6) + "\0 ", at: 148)
         XCTAssertEqual(gnu.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) }, .tar)
         // One byte changed: the checksum no longer adds up.
         var damaged = header
@@ -170,14 +164,10 @@ final class ForeignFormatTests: XCTestCase {
     /// A checksum field padded with leading spaces (as older tars write it)
     /// adds up too.
     func testATarChecksumWithLeadingSpacesIsRead() {
-        var header = [UInt8](repeating: 0, count: 512)
-        func put(_ text: String, at offset: Int) { header.replaceSubrange(offset..<(offset + text.utf8.count), with: Array(text.utf8)) }
-        put("events.ndjson", at: 0)
-        put("ustar\u{0}00", at: 257)
-        let sum = header.enumerated().reduce(0) { $0 + ((148..<156).contains($1.offset) ? 32 : Int($1.element)) }
-        let digits = String(sum, radix: 8)
+        var header = tarHeader()
+        let digits = String(header.tarChecksum, radix: 8)
         XCTAssertLessThan(digits.count, 6)
-        put(String(repeating: " ", count: 6 - digits.count) + digits + "\0 ", at: 148)
+        header.put(String(repeating: " ", count: 6 - digits.count) + digits + "\0 ", at: 148)
         XCTAssertEqual(header.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) }, .tar)
     }
 
@@ -185,21 +175,16 @@ final class ForeignFormatTests: XCTestCase {
     /// read as if octal it would add up (found by mutation testing: digits 8
     /// and 9 taken passed every test).
     func testATarChecksumWithADigitThatIsNotOctalIsNoChecksum() {
-        var header = [UInt8](repeating: 0, count: 512)
-        func put(_ text: String, at offset: Int) { header.replaceSubrange(offset..<(offset + text.utf8.count), with: Array(text.utf8)) }
-        put("events.ndjson", at: 0)
-        put("ustar\u{0}00", at: 257)
-        func sum() -> Int { header.enumerated().reduce(0) { $0 + ((148..<156).contains($1.offset) ? 32 : Int($1.element)) } }
+        var header = tarHeader()
         // A byte in the name field makes the sum a multiple of 8.
-        header[20] = UInt8((8 - sum() % 8) % 8)
-        let total = sum()
+        header[20] = UInt8((8 - header.tarChecksum % 8) % 8)
+        let total = header.tarChecksum
         XCTAssertEqual(total % 8, 0)
         // The right field; then the same value with a last digit 8, which is
         // (total - 8) / 8 in octal followed by "8".
-        let octal = String(total, radix: 8).leftPadded(to: 6)
-        put(octal + "\0 ", at: 148)
+        header.put(String(total, radix: 8).leftPadded(to: 6) + "\0 ", at: 148)
         XCTAssertEqual(header.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) }, .tar)
-        put(String((total - 8) / 8, radix: 8).leftPadded(to: 5) + "8\0 ", at: 148)
+        header.put(String((total - 8) / 8, radix: 8).leftPadded(to: 5) + "8\0 ", at: 148)
         XCTAssertNil(header.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) })
     }
 }
@@ -216,4 +201,23 @@ private extension QualityReport {
 
 private extension String {
     func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}
+
+/// A 512-byte POSIX tar header for a file `events.ndjson`, its checksum
+/// field still zeros.
+private func tarHeader() -> [UInt8] {
+    var header = [UInt8](repeating: 0, count: 512)
+    header.put("events.ndjson", at: 0)
+    header.put("ustar\u{0}00", at: 257)
+    return header
+}
+
+private extension [UInt8] {
+    mutating func put(_ text: String, at offset: Int) {
+        replaceSubrange(offset..<(offset + text.utf8.count), with: Array(text.utf8))
+    }
+
+    /// A tar header's checksum, worked out here: the sum of its bytes with
+    /// the checksum field itself (148..<156) counted as eight spaces.
+    var tarChecksum: Int { enumerated().reduce(0) { $0 + ((148..<156).contains($1.offset) ? 32 : Int($1.element)) } }
 }
