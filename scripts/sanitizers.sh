@@ -3,7 +3,7 @@
 #
 #   scripts/sanitizers.sh [thread|address|all] [FILTER]
 #
-# thread   swift test --sanitize=thread  on FILTER (default: the whole suite, ~390 s on
+# thread   swift test --sanitize=thread  on FILTER (default: the whole suite, ~55 min on
 #          2 cores once built; the end-to-end tests then run an instrumented `analyze`,
 #          widen their memory bounds and skip the RLIMIT_FSIZE test, see
 #          docs/reliability.md). For a faster check of the in-process pipeline:
