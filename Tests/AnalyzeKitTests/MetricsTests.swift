@@ -667,8 +667,9 @@ final class MetricsTests: XCTestCase {
     /// SPEC §2 Duplicates: a dropped copy that differs from the kept one in
     /// one `action` field the metrics read is a conflict, each field alone;
     /// one that differs only in what they do not read (screen fields, the
-    /// value of an input or datePicker, ignored keys, escapes, key order) is
-    /// a plain duplicate.
+    /// value of an input or datePicker, ignored keys, escapes, key order, an
+    /// absent, `null` or empty option `value` or `label`) is a plain
+    /// duplicate. The option list is compared as written, repeats included.
     func testDuplicatesThatDifferInOneActionField() throws {
         func state(element: String = "q", onboarding: String = "o", type: String = "select",
                    value: String = "{\"id\":\"a\",\"value\":\"A\",\"label\":\"Alpha\"}", screen: Int = 0) -> String {
@@ -695,6 +696,8 @@ final class MetricsTests: XCTestCase {
                               copy("onboarding_state_updated", state(value: "{\"id\":\"a\",\"value\":\"A\",\"label\":\"Beta\"}"))], true),
             ("option order", [copy("onboarding_state_updated", state(type: "multiSelect", value: two)),
                               copy("onboarding_state_updated", state(type: "multiSelect", value: "[{\"id\":\"b\",\"value\":\"B\"},{\"id\":\"a\",\"value\":\"A\"}]"))], true),
+            ("a repeated option", [copy("onboarding_state_updated", state(type: "multiSelect", value: "[{\"id\":\"a\"},{\"id\":\"a\"}]")),
+                                   copy("onboarding_state_updated", state(type: "multiSelect", value: "[{\"id\":\"a\"}]"))], true),
             ("analytics name", [copy("onboarding_analytics", "{\"name\":\"screen_presented\",\"meta\":{\"onboardingId\":\"o\"}}"),
                                 copy("onboarding_analytics", "{\"name\":\"screen_completed\",\"meta\":{\"onboardingId\":\"o\"}}")], true),
             ("analytics onboardingId", [copy("onboarding_analytics", "{\"name\":\"n\",\"meta\":{\"onboardingId\":\"o\"}}"),
@@ -708,6 +711,13 @@ final class MetricsTests: XCTestCase {
             ("escapes, key order, ignored keys", [copy("onboarding_state_updated", kept), copy("onboarding_state_updated",
                 "{ \"params\" : {\"value\":{\"label\":\"Alph\\u0061\",\"id\":\"\\u0061\",\"value\":\"A\",\"extra\":[1]},\"type\":\"select\"},"
                 + "\"elementId\":\"q\",\"meta\":{\"screenClientId\":\"s\",\"onboardingId\":\"o\"},\"x\":null }")], false),
+            // An absent option `value` or `label`, `null` and `""` are one and the same.
+            ("absent and empty label", [copy("onboarding_state_updated", state(value: "{\"id\":\"a\",\"value\":\"A\"}")),
+                                        copy("onboarding_state_updated", state(value: "{\"id\":\"a\",\"value\":\"A\",\"label\":\"\"}"))], false),
+            ("null and absent label", [copy("onboarding_state_updated", state(value: "{\"id\":\"a\",\"value\":\"A\",\"label\":null}")),
+                                       copy("onboarding_state_updated", state(value: "{\"id\":\"a\",\"value\":\"A\"}"))], false),
+            ("null and empty value", [copy("onboarding_state_updated", state(value: "{\"id\":\"a\",\"value\":null,\"label\":\"Alpha\"}")),
+                                      copy("onboarding_state_updated", state(value: "{\"id\":\"a\",\"value\":\"\",\"label\":\"Alpha\"}"))], false),
         ]
         for (what, lines, conflicts) in cases {
             let result = try analyze(lines: lines)
@@ -730,7 +740,7 @@ final class MetricsTests: XCTestCase {
         XCTAssertEqual(all.quality("lines"), "\(2 * cases.count)")
         XCTAssertEqual(all.quality("events"), "\(cases.count)")
         XCTAssertEqual(all.quality("duplicates"), "\(cases.count)")
-        XCTAssertEqual(all.quality("conflicting_duplicates"), "10")
+        XCTAssertEqual(all.quality("conflicting_duplicates"), "11")
     }
 
     /// SPEC §2 Order: instants are compared at full (nanosecond) precision,
