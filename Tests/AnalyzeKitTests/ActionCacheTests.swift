@@ -278,6 +278,31 @@ final class ActionCacheTests: XCTestCase {
         XCTAssertEqual(parser.actionCacheHits, hits + 1, "the action stayed cached through its damaged copies")
     }
 
+    func testWhatFollowsACachedObjectStillDecidesTheLine() {
+        // A hit ends the `action` value; the rest of the line is still read,
+        // so text after a cached object rejects the line as it would uncached.
+        let good = stateUpdate(select)
+        let open = String(decoding: good.dropLast(), as: UTF8.self)   // the line without its final `}`
+        let tails: [(String, RejectReason?)] = [
+            ("}}", .invalidJSON), (",}", .invalidJSON), (" x}", .invalidJSON), ("]}", .invalidJSON),
+            ("", .invalidJSON), ("\u{01}}", .invalidJSON), ("}\u{FF}", .invalidJSON),
+            (",\"t\":\"\\ud800\"}", .invalidJSON),      // a lone surrogate in a later value
+            (",\"event_id\":\"e2\"}", .invalidJSON),         // a repeated envelope key
+            (",\"extra\":[1,{\"a\":null}]}", nil), ("  \r}", nil), ("\t}", nil),
+        ]
+        var lines = [good, good]
+        for (tail, _) in tails { lines += [Array((open + tail).utf8), good] }
+        XCTAssertGreaterThanOrEqual(assertCachedEqualsFresh(lines), tails.count)
+        var parser = EventParser()
+        _ = ParseSnapshot(good, &parser)
+        _ = ParseSnapshot(good, &parser)
+        for (tail, reason) in tails {
+            let hits = parser.actionCacheHits
+            XCTAssertEqual(ParseSnapshot(Array((open + tail).utf8), &parser).reason, reason, tail.debugDescription)
+            XCTAssertEqual(parser.actionCacheHits, hits + 1, "the object was found before \(tail.debugDescription)")
+        }
+    }
+
     func testEscapedFieldsAreFoundAndDecodedTheSame() {
         // Decoded strings live in the parser's arena, not in the line: the
         // way keeps their bytes, and a hit copies them to the arena.
@@ -322,6 +347,40 @@ final class ActionCacheTests: XCTestCase {
         XCTAssertEqual(parser.actionCacheHits, 1)
         XCTAssertNil(found.reason)
         XCTAssertEqual(found.strings, [[], [], nil, Array("select".utf8), [], [], []])
+    }
+
+    /// A line parsed where it stands is measured after its parse, so a line
+    /// too long for `--max-line-bytes` may have its `action` remembered; the
+    /// lines after it that find that object count as if it had never been.
+    func testActionsOfLinesTooLongToCountFindTheSameAnswers() throws {
+        let action = "{\"elementId\":\"q\",\"meta\":{\"onboardingId\":\"o\",\"screenIndex\":0},"
+            + "\"params\":{\"type\":\"select\",\"value\":{\"id\":\"a\",\"value\":\"A\",\"label\":\"Alpha\"}}}"
+        func line(_ id: String, _ profile: String, padded: Bool) -> String {
+            let text = event(id, "onboarding_state_updated", "2026-11-01T00:00:0\(profile.count)Z", profile: profile, action: action)
+            return padded ? String(text.dropLast()) + ",\"pad\":\"" + String(repeating: "x", count: 200) + "\"}" : text
+        }
+        let counted = [line("g1", "p1", padded: false), line("g2", "p22", padded: false)]
+        let limit = counted.map(\.utf8.count).max()!
+        let tooLong = (1...3).map { line("l\($0)", "p\($0)", padded: true) }
+        let result = try analyze(lines: tooLong + counted, threads: 1, maxLineBytes: limit)
+        XCTAssertEqual(result.quality("lines"), "5")
+        XCTAssertEqual(result.quality("events"), "2")
+        XCTAssertEqual(result.rejects.map(\.reason), [.lineTooLong, .lineTooLong, .lineTooLong])
+        XCTAssertEqual(result.quizText, """
+            onboarding_id,element_id,question_type,option_id,option_value,option_label,respondents,share,selections
+            o,q,select,a,A,Alpha,2,1.0000,2
+
+            """)
+        let alone = try analyze(lines: counted, threads: 1, maxLineBytes: limit)
+        XCTAssertEqual(result.quizText, alone.quizText)
+        XCTAssertEqual(result.installsText, alone.installsText)
+        // The parser does remember the object from the lines too long to count.
+        var parser = EventParser()
+        for text in tooLong + counted {
+            let bytes = Array((text + "\n").utf8)
+            _ = bytes.withUnsafeBytes { parser.parseLine(atStartOf: $0) }
+        }
+        XCTAssertEqual(parser.actionCacheHits, 3)
     }
 
     /// Seeded property test: a generated export (noise included) parses the
