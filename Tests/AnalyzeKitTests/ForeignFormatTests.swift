@@ -87,12 +87,12 @@ final class ForeignFormatTests: XCTestCase {
         XCTAssertNil(line.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) })
     }
 
-    /// Skipped lookalikes are one warning per directory, three names shown,
-    /// once however often the directory is named.
+    /// Skipped lookalikes are one warning per directory, three names shown
+    /// (a directory named twice is one entry: `InputTests`'
+    /// `testADirectoryNamedTwiceIsWarnedAboutOnce`).
     func testSkippedLookalikesAreOneWarningPerDirectory() {
         let warnings = Analyzer.warnings(
-            skippedLookalikes: [("day", ["a.ndjson.xz", "b.ndjson.xz", "c.ndjson.xz", "d.ndjson.xz"]), ("night", ["e.JSONL"]),
-                                ("day", ["a.ndjson.xz", "b.ndjson.xz", "c.ndjson.xz", "d.ndjson.xz"])],  // named twice: warned once
+            skippedLookalikes: [("day", ["a.ndjson.xz", "b.ndjson.xz", "c.ndjson.xz", "d.ndjson.xz"]), ("night", ["e.JSONL"])],
             foreignInputs: [("x.zst", .zstd)], quality: nil)
         XCTAssertEqual(warnings.count, 3)
         XCTAssertEqual(warnings[0], "skipped 4 files in 'day' that look like exports but are not named *.ndjson, *.ndjson.gz, "

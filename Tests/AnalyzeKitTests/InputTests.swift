@@ -109,6 +109,33 @@ final class InputTests: XCTestCase {
         ])
     }
 
+    /// A directory named more than once is read each time, as a file is, and
+    /// its skipped look-alikes are warned about once, however it is spelled.
+    /// Regression: `analyze d d/` warned twice.
+    func testADirectoryNamedTwiceIsWarnedAboutOnce() throws {
+        let directory = TemporaryDirectory()
+        directory.write("a.ndjson", lines: ["[1]"])
+        directory.write("b.ndjson.xz", lines: ["[2]"])
+        let link = directory.path + "-link"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: directory.path)
+        defer { try? FileManager.default.removeItem(atPath: link) }
+        let result = try run([directory.path, directory.path + "/", link])
+        XCTAssertEqual(result.quality.files, 3)
+        XCTAssertEqual(result.rejects.map(\.file), [
+            directory.path + "/a.ndjson", directory.path + "/a.ndjson", link + "/a.ndjson",
+        ])
+        XCTAssertEqual(result.skippedLookalikes.map(\.directory), [directory.path])
+        XCTAssertEqual(result.skippedLookalikes.map(\.names), [["b.ndjson.xz"]])
+        XCTAssertEqual(result.warnings.filter { $0.hasPrefix("skipped") }.count, 1)
+        // Another directory's look-alikes are still named.
+        let other = TemporaryDirectory()
+        other.write("c.jsonl", lines: ["[3]"])
+        other.write("d.JSONL", lines: ["[4]"])
+        let both = try run([directory.path + "/", other.path, directory.path])
+        XCTAssertEqual(both.skippedLookalikes.map(\.directory), [directory.path + "/", other.path])
+        XCTAssertEqual(both.skippedLookalikes.map(\.names), [["b.ndjson.xz"], ["d.JSONL"]])
+    }
+
     /// Names a directory skips that end in `.ndjson` or `.jsonl`, in any
     /// case, or in those and extensions of compression, archives and
     /// downloads, are exports in another form, or still being written; others

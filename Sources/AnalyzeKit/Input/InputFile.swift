@@ -50,12 +50,15 @@ extension InputFile {
     /// exist is reported here, before any work, as an input error.
     ///
     /// `lookalikes` gets, per directory, the names it skipped that look like
-    /// exports in another form (``isLookalike(_:)``), for a warning.
+    /// exports in another form (``isLookalike(_:)``), for a warning: once per
+    /// directory, however it is spelled (`d`, `d/`, a link to it), though a
+    /// directory named twice is read twice.
     static func expand(
         _ arguments: [[UInt8]], lookalikes: inout [(directory: String, names: [String])]
     ) throws(AnalyzeError) -> [InputFile] {
         var files: [InputFile] = []
         var streams = StreamsSeen()
+        var directoriesWarnedAbout: [(device: UInt64, inode: UInt64)] = []
         for argument in arguments {
             let shown = String(decoding: argument, as: UTF8.self)
             var info = stat()
@@ -81,7 +84,11 @@ extension InputFile {
             let prefix = argument.last == UInt8(ascii: "/") ? argument : argument + [UInt8(ascii: "/")]
             let before = files.count
             let (names, skipped) = try directoryEntries(argument, shown: shown)
-            if !skipped.isEmpty { lookalikes.append((shown, skipped.map { String(decoding: $0, as: UTF8.self) })) }
+            let identity = (device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+            if !skipped.isEmpty && !directoriesWarnedAbout.contains(where: { $0 == identity }) {
+                directoriesWarnedAbout.append(identity)
+                lookalikes.append((shown, skipped.map { String(decoding: $0, as: UTF8.self) }))
+            }
             for name in names {
                 let path = prefix + name
                 // Subdirectories, FIFOs and devices are skipped (a FIFO would

@@ -13,9 +13,8 @@ extension Analyzer {
         skippedLookalikes: [(directory: String, names: [String])],
         foreignInputs: [(file: String, format: ForeignFormat)], quality: QualityReport?, rejectRowsListed: Int = 1
     ) -> [String] {
-        // A directory named twice (its files are read twice) is warned about once.
-        var seen = Set<String>()
-        var warnings = skippedLookalikes.filter { seen.insert($0.directory).inserted }.map { directory, names in
+        // One entry per directory, however often it was named (`InputFile.expand`).
+        var warnings = skippedLookalikes.map { directory, names in
             let what = names.count == 1 ? "1 file in '\(directory)' that looks like an export but is"
                 : "\(names.count) files in '\(directory)' that look like exports but are"
             return "skipped \(what) not named \(InputFile.directoryPatterns) (\(InputFile.listed(names))); "
