@@ -87,6 +87,41 @@ final class ForeignFormatTests: XCTestCase {
         XCTAssertNil(line.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) })
     }
 
+    /// A v7 tar header has no magic: its checksum adds up, and where a POSIX
+    /// header has its magic and owner names (257..<329) it holds only NUL
+    /// bytes. Regression: it was not told.
+    func testAV7TarHeaderIsToldByItsChecksumAndItsZeros() {
+        var header = tarHeader()
+        header.put("\0\0\0\0\0\0\0\0", at: 257)  // no magic
+        header.put("0000644\0", at: 100)
+        header.put("00000000017\0", at: 124)
+        header.put("0", at: 156)
+        header.put(String(header.tarChecksum, radix: 8).leftPadded(to: 6) + "\0 ", at: 148)
+        XCTAssertEqual(header.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) }, .tar)
+        // GNU tar's v7 writes device numbers after them: still v7.
+        var devices = header
+        devices.put("0000000\00000000\0", at: 329)
+        devices.put(String(devices.tarChecksum, radix: 8).leftPadded(to: 6) + "\0 ", at: 148)
+        XCTAssertEqual(devices.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) }, .tar)
+        // A byte in 257..<329 that is not NUL: neither v7 nor ustar, whatever its checksum.
+        var filled = header
+        filled[300] = 0x61
+        filled.put(String(filled.tarChecksum, radix: 8).leftPadded(to: 6) + "\0 ", at: 148)
+        XCTAssertNil(filled.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) })
+        // No name: not a header (an archive's end is a block of zeros).
+        var nameless = header
+        nameless.put(String(repeating: "\0", count: 13), at: 0)
+        nameless.put(String(nameless.tarChecksum, radix: 8).leftPadded(to: 6) + "\0 ", at: 148)
+        XCTAssertNil(nameless.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) })
+        // A checksum that does not add up.
+        var damaged = header
+        damaged[1] ^= 1
+        XCTAssertNil(damaged.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) })
+        // Text of 512 bytes or more is never one: it has no NUL bytes.
+        let text = [UInt8](repeating: 0x61, count: 600)
+        XCTAssertNil(text.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) })
+    }
+
     /// Skipped lookalikes are one warning per directory, three names shown
     /// (a directory named twice is one entry: `InputTests`'
     /// `testADirectoryNamedTwiceIsWarnedAboutOnce`).

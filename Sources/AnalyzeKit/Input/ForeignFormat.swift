@@ -13,9 +13,9 @@ public enum ForeignFormat: String, Sendable, CaseIterable {
     case zip
     case sevenZip = "7z"
     case lz4
-    /// A POSIX or GNU tar archive (plain, or inside gzip): a first 512-byte
-    /// header with `ustar` at offset 257 and a checksum that adds up. (The
-    /// old v7 format, which has no magic, is not told.)
+    /// A tar archive (plain, or inside gzip): a first 512-byte header whose
+    /// checksum adds up, with POSIX or GNU tar's `ustar` at offset 257 or,
+    /// for the old v7 format, which has no magic, NUL bytes there instead.
     case tar
 
     /// The decoded bytes ``recognize(decoded:)`` needs to see a tar header.
@@ -50,12 +50,18 @@ public enum ForeignFormat: String, Sendable, CaseIterable {
 
     /// `.tar` when `header`, an input's first decoded bytes (at least
     /// ``decodedPrefixLength`` of them), is a tar header: `ustar` then NUL or
-    /// space at offset 257, and the octal checksum at 148 equal to the sum of
-    /// the header's bytes with the checksum's own 8 counted as spaces. (So an
-    /// NDJSON line with "ustar" at that offset is not taken for one.)
+    /// space at offset 257 (POSIX and GNU tar), or a name at 0 and only NUL
+    /// bytes where those put their magic and owner names, 257..<329 (v7 tar;
+    /// GNU tar's v7 still fills in the device numbers after them); and the
+    /// octal checksum at 148 equal to the sum of the header's bytes with the
+    /// checksum's own 8 counted as spaces. (So an NDJSON line with "ustar" at
+    /// that offset is not taken for one, and text, which has no NUL bytes, is
+    /// not a v7 header.)
     static func recognize(decoded header: UnsafeRawBufferPointer) -> ForeignFormat? {
-        guard header.count >= 512, Array(header[257..<262]) == Array("ustar".utf8),
-              header[262] == 0 || header[262] == 0x20 else { return nil }
+        guard header.count >= 512 else { return nil }
+        let ustar = Array(header[257..<262]) == Array("ustar".utf8) && (header[262] == 0 || header[262] == 0x20)
+        let v7 = header[0] != 0 && header[257..<329].allSatisfy { $0 == 0 }
+        guard ustar || v7 else { return nil }
         var stated = 0
         var digits = 0
         for byte in header[148..<156] {
