@@ -102,12 +102,40 @@ final class CommandLineParserTests: XCTestCase {
         XCTAssertEqual(try CommandLineParser.parse(["--help=yes", "--version"]), .version)
         XCTAssertEqual(try CommandLineParser.parse(["--help", "--version"]), .help)
         XCTAssertEqual(try CommandLineParser.parse(["--version", "-h"]), .version)
-        // An option's value and anything after `--` are not flags.
-        XCTAssertEqual(try options(["--out", "--help", "x"]).outputDirectory, "--help")
+        // An option's inline value and anything after `--` are not flags;
+        // a flag where a value should be still is (and wins).
+        XCTAssertEqual(try options(["--out=--help", "x"]).outputDirectory, "--help")
         XCTAssertEqual(try options(["--", "--version"]).pathBytes, [Array("--version".utf8)])
+        XCTAssertEqual(try CommandLineParser.parse(["--out", "--help", "x"]), .help)
+        XCTAssertEqual(try CommandLineParser.parse(["--threads", "--version"]), .version)
         for option in ["--out", "--timezone", "--threads", "--max-reject-rate", "--max-reject-rows", "--max-line-bytes", "--quiet", "--version"] {
             XCTAssertTrue(CommandLineParser.helpText.contains(option), option)
         }
+    }
+
+    /// One of analyze's own options where a value should be is that option,
+    /// and the value is missing: `--out $DIR --quiet` with DIR unset must not
+    /// write to a directory named `--quiet` and exit 0. A value that starts
+    /// with `-` and is no option is still a value; `--opt=VALUE` takes any.
+    func testAnOptionWhereAValueShouldBeIsAMissingValue() throws {
+        for option in ["--out", "--timezone", "--threads", "--max-reject-rate", "--max-reject-rows", "--max-line-bytes"] {
+            for next in ["--quiet", "--out", "--threads=2", "--max-line-bytes"] where next != option {
+                assertUsageError([option, next, "x"], mentions: "option \(option) needs a value, and '\(next.prefix { $0 != "=" })' after it is an option")
+            }
+            // `-h` or `--version` there is read as itself, and wins.
+            XCTAssertEqual(try CommandLineParser.parse([option, "-h", "x"]), .help)
+        }
+        assertUsageError(["x", "--out", "--quiet"], mentions: "write --out=VALUE")
+        // A problem in the arguments' shape is named before a bad value.
+        assertUsageError(["--threads", "0", "--out", "--quiet", "x"], mentions: "option --out needs a value")
+        XCTAssertEqual(try options(["--out=--quiet", "x"]).outputDirectory, "--quiet")
+        XCTAssertEqual(try options(["--out", "./--quiet", "x"]).outputDirectory, "./--quiet")
+        XCTAssertEqual(try options(["--out", "-report", "x"]).outputDirectory, "-report")
+        XCTAssertEqual(try options(["--out", "--quietly", "x"]).outputDirectory, "--quietly")
+        XCTAssertEqual(try options(["--out", "-", "x"]).outputDirectory, "-")
+        let quiet = try options(["--out", "d", "--quiet", "x"])
+        XCTAssertEqual(quiet.outputDirectory, "d")
+        XCTAssertTrue(quiet.quiet)
     }
 
     func testUsageErrors() {

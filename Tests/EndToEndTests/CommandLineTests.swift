@@ -100,6 +100,23 @@ final class CommandLineTests: XCTestCase {
         }
     }
 
+    /// `analyze --out $OUT --quiet FILE` with OUT unset or empty: a usage
+    /// error that says what happened, not a report in a directory named
+    /// `--quiet` and exit 0. Regression: the flag was taken as the directory.
+    func testAFlagWhereTheOutDirectoryShouldBeIsAUsageError() throws {
+        let scratch = Scratch()
+        let run = try AnalyzeBinary.run(["--out", "--quiet", sample("events.ndjson.gz")], in: scratch.path)
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertEqual(run.stderr, "analyze: option --out needs a value, and '--quiet' after it is an option; "
+                       + "for a value that starts with '-', write --out=VALUE\n"
+                       + "analyze: see 'analyze --help'\n")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path), [])
+        // Asked for in so many words, it is a directory name.
+        let named = try AnalyzeBinary.run(["--out=--quiet", "--quiet", sample("events.ndjson.gz")], in: scratch.path)
+        XCTAssertEqual(named.status, 0, named.stderr)
+        XCTAssertEqual(Scratch.snapshot(scratch.path + "/--quiet").count, 5)
+    }
+
     func testInputErrorsExitTwoAndLeaveEarlierOutputsUntouched() throws {
         let scratch = Scratch()
         let out = scratch.path + "/out"

@@ -8,8 +8,10 @@ public enum CommandLineRequest: Equatable, Sendable {
 /// Turns raw arguments into a validated ``CommandLineRequest`` before any work
 /// is done; every problem is a usage error (exit 1) naming the argument.
 ///
-/// `--opt value` and `--opt=value` both work, options may follow paths, `--`
-/// ends options, and a lone `-` is standard input. A repeated option keeps
+/// `--opt value` and `--opt=value` both work (`--opt value` refuses one of
+/// analyze's own options as its value: `--out --quiet` is a missing value),
+/// options may follow paths, `--` ends options, and a lone `-` is standard
+/// input. A repeated option keeps
 /// its last value, and only that value is checked (`--threads 0 --threads 4`
 /// runs with 4, as the reference implementation does). `--help`, `-h` and
 /// `--version` win wherever they stand among the options, even after an
@@ -74,11 +76,23 @@ public enum CommandLineParser {
                 if let inline {
                     values[name] = inline
                 } else {
-                    index += 1
-                    guard index < arguments.count else {
+                    guard index + 1 < arguments.count else {
                         firstProblem = firstProblem ?? .usage("option \(name) needs a value")
                         continue
                     }
+                    // One of analyze's own options where the value should
+                    // be (`--out $DIR --quiet` with DIR unset) is read as that
+                    // option, not taken for the value: such a run would write
+                    // to a directory named `--quiet`.
+                    let next = arguments[index + 1]
+                    let nextName = next.hasPrefix("--") ? String(next.prefix { $0 != "=" }) : next
+                    if nextName == "-h" || optionNames.contains(nextName) {
+                        firstProblem = firstProblem ?? .usage(
+                            "option \(name) needs a value, and '\(nextName)' after it is an option; "
+                                + "for a value that starts with '-', write \(name)=VALUE")
+                        continue
+                    }
+                    index += 1
                     values[name] = arguments[index]
                 }
                 if String(validating: rawArguments[index], as: UTF8.self) == nil {
@@ -228,7 +242,8 @@ public enum CommandLineParser {
           -h, --help           show this help
           --version            show the version and the gzip inflater in use
 
-        A value follows its option as --opt VALUE or --opt=VALUE; options may
+        A value follows its option as --opt VALUE or --opt=VALUE (only the
+        second takes one of these options' names as a value); options may
         follow paths; a repeated option keeps its last value; -- ends the
         options (write a file named -x.gz as ./-x.gz or after --).
 
