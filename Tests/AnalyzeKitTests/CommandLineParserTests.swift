@@ -126,6 +126,8 @@ final class CommandLineParserTests: XCTestCase {
             XCTAssertEqual(try CommandLineParser.parse([option, "-h", "x"]), .help)
         }
         assertUsageError(["x", "--out", "--quiet"], mentions: "write --out=VALUE")
+        assertUsageError(["--out", "--", "x"], mentions: "option --out needs a value, and '--' after it ends the options")
+        XCTAssertEqual(try options(["--out=--", "x"]).outputDirectory, "--")
         // A problem in the arguments' shape is named before a bad value.
         assertUsageError(["--threads", "0", "--out", "--quiet", "x"], mentions: "option --out needs a value")
         XCTAssertEqual(try options(["--out=--quiet", "x"]).outputDirectory, "--quiet")

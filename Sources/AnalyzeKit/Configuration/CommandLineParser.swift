@@ -80,16 +80,17 @@ public enum CommandLineParser {
                         firstProblem = firstProblem ?? .usage("option \(name) needs a value")
                         continue
                     }
-                    // One of analyze's own options where the value should
-                    // be (`--out $DIR --quiet` with DIR unset) is read as that
-                    // option, not taken for the value: such a run would write
-                    // to a directory named `--quiet`.
+                    // One of analyze's own options, or `--`, where the value
+                    // should be (`--out $DIR --quiet` with DIR unset) is read
+                    // as itself, not taken for the value: such a run would
+                    // write to a directory named `--quiet`.
                     let next = arguments[index + 1]
                     let nextName = next.hasPrefix("--") ? String(next.prefix { $0 != "=" }) : next
-                    if nextName == "-h" || optionNames.contains(nextName) {
+                    if nextName == "-h" || next == "--" || optionNames.contains(nextName) {
                         firstProblem = firstProblem ?? .usage(
-                            "option \(name) needs a value, and '\(nextName)' after it is an option; "
-                                + "for a value that starts with '-', write \(name)=VALUE")
+                            "option \(name) needs a value, and '\(nextName)' after it "
+                                + (next == "--" ? "ends the options" : "is an option")
+                                + "; for a value that starts with '-', write \(name)=VALUE")
                         continue
                     }
                     index += 1
