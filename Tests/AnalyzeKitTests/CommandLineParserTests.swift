@@ -113,28 +113,34 @@ final class CommandLineParserTests: XCTestCase {
         }
     }
 
-    /// One of analyze's own options where a value should be is that option,
+    /// A long option (or `--`) where a value should be is read as itself,
     /// and the value is missing: `--out $DIR --quiet` with DIR unset must not
-    /// write to a directory named `--quiet` and exit 0. A value that starts
-    /// with `-` and is no option is still a value; `--opt=VALUE` takes any.
-    func testAnOptionWhereAValueShouldBeIsAMissingValue() throws {
+    /// write to a directory named `--quiet` and exit 0, nor `--out $DIR --q`
+    /// to one named `--q`. A value that starts with one `-` is still a value;
+    /// `--opt=VALUE` takes any.
+    func testALongOptionWhereAValueShouldBeIsAMissingValue() throws {
         for option in ["--out", "--timezone", "--threads", "--max-reject-rate", "--max-reject-rows", "--max-line-bytes"] {
-            for next in ["--quiet", "--out", "--threads=2", "--max-line-bytes"] where next != option {
-                assertUsageError([option, next, "x"], mentions: "option \(option) needs a value, and '\(next.prefix { $0 != "=" })' after it is an option")
+            for next in ["--quiet", "--out", "--threads=2", "--max-line-bytes", "--q", "--Quiet", "--", "--bogus=1"] where next != option {
+                assertUsageError([option, next, "x"], mentions: "option \(option) needs a value, but the next argument is '\(next)'; "
+                                 + "to use that as the value, write \(option)=\(next)")
             }
             // `-h` or `--version` there is read as itself, and wins.
             XCTAssertEqual(try CommandLineParser.parse([option, "-h", "x"]), .help)
+            XCTAssertEqual(try CommandLineParser.parse([option, "--version", "x"]), .version)
         }
-        assertUsageError(["x", "--out", "--quiet"], mentions: "write --out=VALUE")
-        assertUsageError(["--out", "--", "x"], mentions: "option --out needs a value, and '--' after it ends the options")
-        XCTAssertEqual(try options(["--out=--", "x"]).outputDirectory, "--")
-        // A problem in the arguments' shape is named before a bad value.
+        // At the end, as before.
+        assertUsageError(["x", "--out"], mentions: "option --out needs a value")
+        // A problem in the arguments' shape is named before a bad value, and
+        // the first of two before the second.
         assertUsageError(["--threads", "0", "--out", "--quiet", "x"], mentions: "option --out needs a value")
+        assertUsageError(["--bogus", "--out", "--quiet", "x"], mentions: "unknown option '--bogus'")
         XCTAssertEqual(try options(["--out=--quiet", "x"]).outputDirectory, "--quiet")
+        XCTAssertEqual(try options(["--out=--", "x"]).outputDirectory, "--")
         XCTAssertEqual(try options(["--out", "./--quiet", "x"]).outputDirectory, "./--quiet")
         XCTAssertEqual(try options(["--out", "-report", "x"]).outputDirectory, "-report")
-        XCTAssertEqual(try options(["--out", "--quietly", "x"]).outputDirectory, "--quietly")
+        XCTAssertEqual(try options(["--out", "-q", "x"]).outputDirectory, "-q")
         XCTAssertEqual(try options(["--out", "-", "x"]).outputDirectory, "-")
+        assertUsageError(["--max-reject-rows", "-1", "x"], mentions: "negative")  // a value, checked as one
         let quiet = try options(["--out", "d", "--quiet", "x"])
         XCTAssertEqual(quiet.outputDirectory, "d")
         XCTAssertTrue(quiet.quiet)

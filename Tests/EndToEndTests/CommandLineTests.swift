@@ -107,8 +107,8 @@ final class CommandLineTests: XCTestCase {
         let scratch = Scratch()
         let run = try AnalyzeBinary.run(["--out", "--quiet", sample("events.ndjson.gz")], in: scratch.path)
         XCTAssertEqual(run.status, 1, run.stderr)
-        XCTAssertEqual(run.stderr, "analyze: option --out needs a value, and '--quiet' after it is an option; "
-                       + "for a value that starts with '-', write --out=VALUE\n"
+        XCTAssertEqual(run.stderr, "analyze: option --out needs a value, but the next argument is '--quiet'; "
+                       + "to use that as the value, write --out=--quiet\n"
                        + "analyze: see 'analyze --help'\n")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path), [])
         // Asked for in so many words, it is a directory name.

@@ -784,6 +784,11 @@ def parse_args(argv):
                 if i >= len(argv):
                     problem = problem or UsageError("%s: missing value" % name)
                     continue
+                # A long option (or "--") where the value should be is read as
+                # itself: "--out $OUT --quiet" with OUT unset is a missing value.
+                if argv[i].startswith("--") or argv[i] == "-h":
+                    problem = problem or UsageError("%s: missing value before %r" % (name, argv[i]))
+                    continue
                 val = argv[i]
                 i += 1
             opts[name] = val

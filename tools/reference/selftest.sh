@@ -83,6 +83,9 @@ case_rc malformed-rate   1 --max-reject-rate abc cli/quarter.ndjson
 case_rc tz-case          1 --timezone asia/tokyo cli/quarter.ndjson
 case_rc tz-offset-form   1 --timezone +0900 cli/quarter.ndjson
 case_rc missing-value    1 cli/quarter.ndjson --out
+# `--out $OUT --quiet` with OUT unset: a missing value, not a report in ./--quiet.
+case_rc flag-as-value    1 --out --quiet cli/quarter.ndjson
+if [ -e ./--quiet ]; then bad "flag-as-value: wrote ./--quiet"; rm -rf -- ./--quiet; fi
 case_rc stdin-twice      1 - -
 case_rc after-dashdash   2 -- --not-a-flag
 case_rc options-after    0 cli/quarter.ndjson --threads 3 --timezone +09:00

@@ -8,8 +8,8 @@ public enum CommandLineRequest: Equatable, Sendable {
 /// Turns raw arguments into a validated ``CommandLineRequest`` before any work
 /// is done; every problem is a usage error (exit 1) naming the argument.
 ///
-/// `--opt value` and `--opt=value` both work (`--opt value` refuses one of
-/// analyze's own options as its value: `--out --quiet` is a missing value),
+/// `--opt value` and `--opt=value` both work (`--opt value` refuses a value
+/// that starts with `--`: `--out --quiet` is a missing value),
 /// options may follow paths, `--` ends options, and a lone `-` is standard
 /// input. A repeated option keeps
 /// its last value, and only that value is checked (`--threads 0 --threads 4`
@@ -80,17 +80,17 @@ public enum CommandLineParser {
                         firstProblem = firstProblem ?? .usage("option \(name) needs a value")
                         continue
                     }
-                    // One of analyze's own options, or `--`, where the value
-                    // should be (`--out $DIR --quiet` with DIR unset) is read
-                    // as itself, not taken for the value: such a run would
-                    // write to a directory named `--quiet`.
+                    // A long option (or `--`) where the value should be
+                    // (`--out $DIR --quiet` with DIR unset) is read as itself,
+                    // not taken for the value: such a run would write to a
+                    // directory named `--quiet`. No time zone or number starts
+                    // with `--`; `-05:00` and `-1` are still values, and `-h`
+                    // is still help.
                     let next = arguments[index + 1]
-                    let nextName = next.hasPrefix("--") ? String(next.prefix { $0 != "=" }) : next
-                    if nextName == "-h" || next == "--" || optionNames.contains(nextName) {
+                    if next.hasPrefix("--") || next == "-h" {
                         firstProblem = firstProblem ?? .usage(
-                            "option \(name) needs a value, and '\(nextName)' after it "
-                                + (next == "--" ? "ends the options" : "is an option")
-                                + "; for a value that starts with '-', write \(name)=VALUE")
+                            "option \(name) needs a value, but the next argument is '\(next)'; "
+                                + "to use that as the value, write \(name)=\(next)")
                         continue
                     }
                     index += 1
@@ -244,7 +244,7 @@ public enum CommandLineParser {
           --version            show the version and the gzip inflater in use
 
         A value follows its option as --opt VALUE or --opt=VALUE (only the
-        second takes one of these options' names as a value); options may
+        second takes a value that starts with --); options may
         follow paths; a repeated option keeps its last value; -- ends the
         options (write a file named -x.gz as ./-x.gz or after --).
 
@@ -261,6 +261,6 @@ public enum CommandLineParser {
 
         Environment: ANALYZE_HASH_SEED=N (N an unsigned 64-bit decimal) fixes
         the key of the run's internal hashes (to reproduce a run exactly; the
-        outputs never depend on it).
+        outputs do not depend on it, short of a hash collision).
         """
 }
