@@ -65,26 +65,24 @@ final class ForeignFormatTests: XCTestCase {
         var header = tarHeader()
         header.put("0000644\0", at: 100)
         header.put("00000000017\0", at: 124)
-        // The checksum field as the format stores it: six octal digits, NUL,
-        // space.
-        header.put(String(header.tarChecksum, radix: 8).leftPadded(to: 6) + "\0 ", at: 148)
-        XCTAssertEqual(header.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) }, .tar)
+        header.sealTarChecksum()
+        XCTAssertEqual(header.recognizedFormat, .tar)
         // GNU tar's magic ("ustar  \0") is one too.
         var gnu = header
         gnu.put("ustar  \0", at: 257)
-        gnu.put(String(gnu.tarChecksum, radix: 8).leftPadded(to: 6) + "\0 ", at: 148)
-        XCTAssertEqual(gnu.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) }, .tar)
+        gnu.sealTarChecksum()
+        XCTAssertEqual(gnu.recognizedFormat, .tar)
         // One byte changed: the checksum no longer adds up.
         var damaged = header
         damaged[0] ^= 1
-        XCTAssertNil(damaged.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) })
+        XCTAssertNil(damaged.recognizedFormat)
         // Fewer than 512 bytes cannot be told.
         XCTAssertNil(header.withUnsafeBytes { ForeignFormat.recognize(decoded: UnsafeRawBufferPointer(rebasing: $0[..<511])) })
         // An event whose customer user id puts "ustar" at offset 257.
         let prefix = #"{"event_id":"e1","event_type":"identify","timestamp":0,"device_id":"d","profile_id":"p","customer_user_id":""#
         let line = Array((prefix + String(repeating: "a", count: 257 - prefix.utf8.count) + "ustar " + String(repeating: "b", count: 300) + "\"}\n").utf8)
         XCTAssertEqual(Array(line[257..<262]), Array("ustar".utf8))
-        XCTAssertNil(line.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) })
+        XCTAssertNil(line.recognizedFormat)
     }
 
     /// A v7 tar header has no magic: its checksum adds up, and where a POSIX
@@ -96,30 +94,30 @@ final class ForeignFormatTests: XCTestCase {
         header.put("0000644\0", at: 100)
         header.put("00000000017\0", at: 124)
         header.put("0", at: 156)
-        header.put(String(header.tarChecksum, radix: 8).leftPadded(to: 6) + "\0 ", at: 148)
-        XCTAssertEqual(header.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) }, .tar)
+        header.sealTarChecksum()
+        XCTAssertEqual(header.recognizedFormat, .tar)
         // GNU tar's v7 writes device numbers after them: still v7.
         var devices = header
         devices.put("0000000\00000000\0", at: 329)
-        devices.put(String(devices.tarChecksum, radix: 8).leftPadded(to: 6) + "\0 ", at: 148)
-        XCTAssertEqual(devices.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) }, .tar)
+        devices.sealTarChecksum()
+        XCTAssertEqual(devices.recognizedFormat, .tar)
         // A byte in 257..<329 that is not NUL: neither v7 nor ustar, whatever its checksum.
         var filled = header
         filled[300] = 0x61
-        filled.put(String(filled.tarChecksum, radix: 8).leftPadded(to: 6) + "\0 ", at: 148)
-        XCTAssertNil(filled.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) })
+        filled.sealTarChecksum()
+        XCTAssertNil(filled.recognizedFormat)
         // No name: not a header (an archive's end is a block of zeros).
         var nameless = header
         nameless.put(String(repeating: "\0", count: 13), at: 0)
-        nameless.put(String(nameless.tarChecksum, radix: 8).leftPadded(to: 6) + "\0 ", at: 148)
-        XCTAssertNil(nameless.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) })
+        nameless.sealTarChecksum()
+        XCTAssertNil(nameless.recognizedFormat)
         // A checksum that does not add up.
         var damaged = header
         damaged[1] ^= 1
-        XCTAssertNil(damaged.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) })
+        XCTAssertNil(damaged.recognizedFormat)
         // Text of 512 bytes or more is never one: it has no NUL bytes.
         let text = [UInt8](repeating: 0x61, count: 600)
-        XCTAssertNil(text.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) })
+        XCTAssertNil(text.recognizedFormat)
     }
 
     /// Skipped lookalikes are one warning per directory, three names shown
@@ -203,7 +201,7 @@ final class ForeignFormatTests: XCTestCase {
         let digits = String(header.tarChecksum, radix: 8)
         XCTAssertLessThan(digits.count, 6)
         header.put(String(repeating: " ", count: 6 - digits.count) + digits + "\0 ", at: 148)
-        XCTAssertEqual(header.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) }, .tar)
+        XCTAssertEqual(header.recognizedFormat, .tar)
     }
 
     /// A checksum field is octal: a digit 8 makes it no checksum, even where
@@ -218,9 +216,9 @@ final class ForeignFormatTests: XCTestCase {
         // The right field; then the same value with a last digit 8, which is
         // (total - 8) / 8 in octal followed by "8".
         header.put(String(total, radix: 8).leftPadded(to: 6) + "\0 ", at: 148)
-        XCTAssertEqual(header.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) }, .tar)
+        XCTAssertEqual(header.recognizedFormat, .tar)
         header.put(String((total - 8) / 8, radix: 8).leftPadded(to: 5) + "8\0 ", at: 148)
-        XCTAssertNil(header.withUnsafeBytes { ForeignFormat.recognize(decoded: $0) })
+        XCTAssertNil(header.recognizedFormat)
     }
 }
 
@@ -255,4 +253,13 @@ private extension [UInt8] {
     /// A tar header's checksum, worked out here: the sum of its bytes with
     /// the checksum field itself (148..<156) counted as eight spaces.
     var tarChecksum: Int { enumerated().reduce(0) { $0 + ((148..<156).contains($1.offset) ? 32 : Int($1.element)) } }
+
+    /// Writes the checksum field as the format stores it: six octal digits,
+    /// NUL, space.
+    mutating func sealTarChecksum() {
+        put(String(tarChecksum, radix: 8).leftPadded(to: 6) + "\0 ", at: 148)
+    }
+
+    /// What ``ForeignFormat/recognize(decoded:)`` makes of these bytes.
+    var recognizedFormat: ForeignFormat? { withUnsafeBytes { ForeignFormat.recognize(decoded: $0) } }
 }
