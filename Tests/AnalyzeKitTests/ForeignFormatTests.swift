@@ -63,8 +63,6 @@ final class ForeignFormatTests: XCTestCase {
     /// NDJSON with "ustar" at that offset is not one.
     func testATarHeaderNeedsItsMagicAndItsChecksum() {
         var header = tarHeader()
-        header.put("0000644\0", at: 100)
-        header.put("00000000017\0", at: 124)
         header.sealTarChecksum()
         XCTAssertEqual(header.recognizedFormat, .tar)
         // GNU tar's magic ("ustar  \0") is one too.
@@ -89,28 +87,21 @@ final class ForeignFormatTests: XCTestCase {
     /// header has its magic and owner names (257..<329) it holds only NUL
     /// bytes. Regression: it was not told.
     func testAV7TarHeaderIsToldByItsChecksumAndItsZeros() {
-        var header = tarHeader()
-        header.put("\0\0\0\0\0\0\0\0", at: 257)  // no magic
-        header.put("0000644\0", at: 100)
-        header.put("00000000017\0", at: 124)
-        header.put("0", at: 156)
+        // Each header with its checksum sealed after the change.
+        let variants: [(String, (inout [UInt8]) -> Void, ForeignFormat?)] = [
+            ("v7", { _ in }, .tar),
+            ("device numbers after 329, as GNU tar's v7 writes", { $0.put("0000000\00000000\0", at: 329) }, .tar),
+            ("a byte in 257..<329 that is not NUL", { $0[300] = 0x61 }, nil),
+            ("no name (an archive's end is a block of zeros)", { $0.put(String(repeating: "\0", count: 13), at: 0) }, nil),
+        ]
+        for (what, change, expected) in variants {
+            var header = tarHeader(magic: false)
+            change(&header)
+            header.sealTarChecksum()
+            XCTAssertEqual(header.recognizedFormat, expected, what)
+        }
+        var header = tarHeader(magic: false)
         header.sealTarChecksum()
-        XCTAssertEqual(header.recognizedFormat, .tar)
-        // GNU tar's v7 writes device numbers after them: still v7.
-        var devices = header
-        devices.put("0000000\00000000\0", at: 329)
-        devices.sealTarChecksum()
-        XCTAssertEqual(devices.recognizedFormat, .tar)
-        // A byte in 257..<329 that is not NUL: neither v7 nor ustar, whatever its checksum.
-        var filled = header
-        filled[300] = 0x61
-        filled.sealTarChecksum()
-        XCTAssertNil(filled.recognizedFormat)
-        // No name: not a header (an archive's end is a block of zeros).
-        var nameless = header
-        nameless.put(String(repeating: "\0", count: 13), at: 0)
-        nameless.sealTarChecksum()
-        XCTAssertNil(nameless.recognizedFormat)
         // A checksum that does not add up.
         var damaged = header
         damaged[1] ^= 1
@@ -236,12 +227,15 @@ private extension String {
     func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }
 
-/// A 512-byte POSIX tar header for a file `events.ndjson`, its checksum
-/// field still zeros.
-private func tarHeader() -> [UInt8] {
+/// A 512-byte tar header for a 15-byte file `events.ndjson`, its checksum
+/// field still zeros: POSIX, or with no `magic`, v7.
+private func tarHeader(magic: Bool = true) -> [UInt8] {
     var header = [UInt8](repeating: 0, count: 512)
     header.put("events.ndjson", at: 0)
-    header.put("ustar\u{0}00", at: 257)
+    header.put("0000644\0", at: 100)
+    header.put("00000000017\0", at: 124)
+    header.put("0", at: 156)
+    if magic { header.put("ustar\u{0}00", at: 257) }
     return header
 }
 
