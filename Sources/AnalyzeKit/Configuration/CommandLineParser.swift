@@ -9,15 +9,14 @@ public enum CommandLineRequest: Equatable, Sendable {
 /// is done; every problem is a usage error (exit 1) naming the argument.
 ///
 /// `--opt value` and `--opt=value` both work (`--opt value` refuses a value
-/// that starts with `--`: `--out --quiet` is a missing value),
-/// options may follow paths, `--` ends options, and a lone `-` is standard
-/// input. A repeated option keeps
-/// its last value, and only that value is checked (`--threads 0 --threads 4`
-/// runs with 4, as the reference implementation does). `--help`, `-h` and
-/// `--version` win wherever they stand among the options, even after an
-/// unknown option or a bad value (`analyze --bogus --version` prints the
-/// version, exit 0, as `analyze --version --bogus` does); the first of them
-/// decides which.
+/// that starts with `--`: `--out --quiet` is a missing value), options may
+/// follow paths, `--` ends options, and a lone `-` is standard input. A
+/// repeated option keeps its last value, and only that value is checked
+/// (`--threads 0 --threads 4` runs with 4, as the reference implementation
+/// does). `--help`, `-h` and `--version` win wherever they stand among the
+/// options, even after an unknown option or a bad value (`analyze --bogus
+/// --version` prints the version, exit 0, as `analyze --version --bogus`
+/// does); the first of them decides which.
 public enum CommandLineParser {
     /// The options that take a value (checked once all arguments are read).
     private static let valueOptions = [
