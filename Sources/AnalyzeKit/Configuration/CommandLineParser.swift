@@ -243,9 +243,9 @@ public enum CommandLineParser {
           --version            show the version and the gzip inflater in use
 
         A value follows its option as --opt VALUE or --opt=VALUE (only the
-        second takes a value that starts with --); options may
-        follow paths; a repeated option keeps its last value; -- ends the
-        options (write a file named -x.gz as ./-x.gz or after --).
+        second takes a value that starts with --); options may follow paths;
+        a repeated option keeps its last value; -- ends the options (write a
+        file named -x.gz as ./-x.gz or after --).
 
         Outputs (in --out): installs.csv, profile_switches.csv, quiz_answers.csv,
         quality.csv, rejects.csv. They are replaced all together, and only when
