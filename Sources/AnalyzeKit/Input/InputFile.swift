@@ -58,7 +58,7 @@ extension InputFile {
     ) throws(AnalyzeError) -> [InputFile] {
         var files: [InputFile] = []
         var streams = StreamsSeen()
-        var directoriesWarnedAbout: [(device: UInt64, inode: UInt64)] = []
+        var directoriesWarnedAbout = Set<FileIdentity>()
         for argument in arguments {
             let shown = String(decoding: argument, as: UTF8.self)
             var info = stat()
@@ -84,9 +84,7 @@ extension InputFile {
             let prefix = argument.last == UInt8(ascii: "/") ? argument : argument + [UInt8(ascii: "/")]
             let before = files.count
             let (names, skipped) = try directoryEntries(argument, shown: shown)
-            let identity = (device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
-            if !skipped.isEmpty && !directoriesWarnedAbout.contains(where: { $0 == identity }) {
-                directoriesWarnedAbout.append(identity)
+            if !skipped.isEmpty && directoriesWarnedAbout.insert(FileIdentity(info)).inserted {
                 lookalikes.append((shown, skipped.map { String(decoding: $0, as: UTF8.self) }))
             }
             for name in names {
@@ -221,18 +219,28 @@ extension InputFile {
 /// with exit 0 (found by a review). A regular file named twice is read twice
 /// (SPEC §1); so is a device.
 private struct StreamsSeen {
-    private var seen: [(device: UInt64, inode: UInt64, shown: String)] = []
+    /// Each stream's first name.
+    private var seen: [FileIdentity: String] = [:]
 
     mutating func add(_ info: stat, shown: String) throws(AnalyzeError) {
         let kind = info.st_mode & S_IFMT
         guard kind == S_IFIFO || kind == S_IFSOCK else { return }
-        let device = UInt64(info.st_dev), inode = UInt64(info.st_ino)
-        if let first = seen.first(where: { $0.device == device && $0.inode == inode }) {
-            throw .usage(shown == first.shown
+        if let first = seen[FileIdentity(info)] {
+            throw .usage(shown == first
                 ? "'\(shown)' is given twice; a pipe can be read only once"
-                : "'\(shown)' and '\(first.shown)' are the same pipe; a pipe can be read only once")
+                : "'\(shown)' and '\(first)' are the same pipe; a pipe can be read only once")
         }
-        seen.append((device, inode, shown))
+        seen[FileIdentity(info)] = shown
+    }
+}
+
+/// What a file is, whatever the path that names it: its device and inode.
+private struct FileIdentity: Hashable {
+    let device: UInt64
+    let inode: UInt64
+
+    init(_ info: stat) {
+        (device, inode) = (UInt64(info.st_dev), UInt64(info.st_ino))
     }
 }
 
