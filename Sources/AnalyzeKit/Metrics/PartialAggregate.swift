@@ -5,84 +5,6 @@ import Glibc
 import Musl
 #endif
 
-/// A quiz answer (select / multiSelect) of one event: its question and options.
-///
-/// Memory: 12 bytes. The question is an id in the partial's
-/// ``QuestionTable``; an option handle fits 32 bits below 2³² options (about
-/// 16 GB of them; ``RunCapacity/answerOptions``); an answer's option count is
-/// bounded by its line (below 2 GiB, ``RunCapacity/lineBytes``, so below
-/// 2.2 × 10⁸ options of 10 bytes or more) and shares a word with the kind.
-struct AnswerRecord {
-    private var start: UInt32
-    /// The question's id in `PartialAggregate.quizQuestions`.
-    var question: UInt32
-    /// The option count times four plus the kind.
-    private var countAndKind: UInt32
-
-    init(optionsStart: Int, question: UInt32, optionsCount: Int32, kind: AnswerKind) {
-        (start, self.question, countAndKind) = (0, question, 0)
-        self.optionsStart = optionsStart
-        precondition(optionsCount >= 0 && optionsCount < 1 << 30, "too many options in one answer")
-        countAndKind = UInt32(optionsCount) << 2 | UInt32(kind.rawValue)
-    }
-
-    /// The handle of the first option in `PartialAggregate.answerOptions`.
-    var optionsStart: Int {
-        @inline(__always) get { Int(start) }
-        set {
-            precondition(newValue >= 0 && newValue <= Int(UInt32.max), "too many quiz options")
-            start = UInt32(newValue)
-        }
-    }
-
-    var optionsCount: Int32 { Int32(countAndKind >> 2) }
-
-    var kind: AnswerKind { AnswerKind(rawValue: UInt8(countAndKind & 3)).unsafelyUnwrapped }
-}
-
-/// An answer recorded for the `action` in one way of the parser's cache, and
-/// which filling of that way it was (0: none).
-struct AnswerMemo {
-    var fill: UInt64 = 0
-    var record = AnswerRecord(optionsStart: 0, question: 0, optionsCount: 0, kind: .none)
-}
-
-/// An `event_id` kept in 16 bytes (``BareID``; its kind is in its record).
-struct PackedID {
-    var bytes: (UInt64, UInt64)
-}
-
-/// An event's place in the SPEC's ordering key: its instant, and where its
-/// `event_id` bytes are kept (for ties): a handle in `PartialAggregate.extras`,
-/// or, when `hasBareID`, an index in `bareIDs` and a kind, as in
-/// ``EventRecord/extra``.
-struct OrderingKey {
-    var seconds: Int64
-    var nanoseconds: UInt32
-    var extra: Int32
-    var hasBareID: Bool
-}
-
-/// One option of an answer, as ids in `PartialAggregate.quizStrings`.
-struct AnswerOption: Equatable {
-    var id: UInt32
-    var value: UInt32
-    var label: UInt32
-}
-
-/// A rejected line: where it is (input order) and why.
-struct RejectEntry {
-    var position: UInt64
-    var reason: RejectReason
-}
-
-/// How many physical lines one chunk held, to turn positions into line numbers.
-struct ChunkLines {
-    var sequence: Int
-    var fileIndex: Int
-    var lineCount: Int
-}
-
 /// Everything one worker learned from the chunks it parsed.
 ///
 /// Partials merge with ``merge(_:)``: counters add, reject samples merge by
@@ -581,51 +503,6 @@ struct PartialAggregate {
     private mutating func trimRejectSample() {
         rejectSample.sort { $0.position < $1.position }
         if rejectSample.count > maxRejectRows { rejectSample.removeLast(rejectSample.count - maxRejectRows) }
-    }
-
-    /// Compares two events by the SPEC's ordering key: instant, then
-    /// `event_id` bytes. Both events must have an extra or a bare id
-    /// (identity events and quiz answers).
-    func orderedBefore(_ a: OrderingKey, _ b: OrderingKey) -> Bool {
-        if a.seconds != b.seconds { return a.seconds < b.seconds }
-        if a.nanoseconds != b.nanoseconds { return a.nanoseconds < b.nanoseconds }
-        let x = packedEventID(of: a), y = packedEventID(of: b)
-        if let x, let y, x.kind == y.kind { return BareID.precedes(x.bytes, y.bytes) }
-        // Written out as text. The closures read the tables through readers:
-        // capturing `self` made them copy the partial, a retain and a release
-        // per table, at each such tie.
-        let extras = self.extras.reader, eventIDs = self.eventIDs.reader
-        return Self.withEventID(of: a, packed: x, extras: extras, eventIDs: eventIDs) { first in
-            Self.withEventID(of: b, packed: y, extras: extras, eventIDs: eventIDs) { second in
-                first.lexicographicallyPrecedes(second)
-            }
-        }
-    }
-
-    /// An event's `event_id` as packed, when it is (``BareID``).
-    @inline(__always)
-    private func packedEventID(of key: OrderingKey) -> (bytes: (UInt64, UInt64), kind: BareID.Kind)? {
-        if key.hasBareID {
-            let (index, kind) = BareID.indexAndKind(inExtra: key.extra)
-            return (bareIDs[index].bytes, kind)
-        }
-        let extra = extras[Int(key.extra)]
-        guard let kind = extra.packedKind else { return nil }
-        return (unsafeBitCast(extra.id, to: (UInt64, UInt64).self), kind)
-    }
-
-    /// Calls `body` with the `event_id` bytes of an event, as they were in
-    /// the input: `packed` (its ``packedEventID(of:)``) written out again, or
-    /// its bytes in `eventIDs`.
-    @inline(__always)
-    private static func withEventID<R>(
-        of key: OrderingKey, packed: (bytes: (UInt64, UInt64), kind: BareID.Kind)?,
-        extras: SegmentedArray<EventExtra>.Reader, eventIDs: SegmentedArray<UInt8>.Reader,
-        _ body: (UnsafeRawBufferPointer) -> R
-    ) -> R {
-        if let packed { return BareID.withText(of: packed.bytes, kind: packed.kind, body) }
-        let extra = extras[Int(key.extra)]
-        return body(UnsafeRawBufferPointer(eventIDs.buffer(from: extra.idOffset, count: Int(extra.idCount))))
     }
 
     /// The answer of a record, if it is a quiz answer.

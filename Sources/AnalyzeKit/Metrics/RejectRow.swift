@@ -30,3 +30,16 @@ extension RejectRow {
         }
     }
 }
+
+/// A rejected line: where it is (input order) and why.
+struct RejectEntry {
+    var position: UInt64
+    var reason: RejectReason
+}
+
+/// How many physical lines one chunk held, to turn positions into line numbers.
+struct ChunkLines {
+    var sequence: Int
+    var fileIndex: Int
+    var lineCount: Int
+}
