@@ -28,7 +28,7 @@
 # A crash or invariant failure leaves its input in Fuzz/.build/artifacts/HARNESS/ and
 # makes the script exit 1; reproduce with
 #   Fuzz/.build/fuzz-HARNESS Fuzz/.build/artifacts/HARNESS/crash-...
-# then turn it into a regression test (Tests/EndToEndTests/FailureMatrixTests.swift
+# then turn it into a regression test (Tests/EndToEndTests/FailureMatrixTests+FuzzRegressions.swift
 # or Tests/AnalyzeKitTests) before fixing it.
 #
 # Environment: FUZZ_SOURCES (an AnalyzeKit source folder to fuzz instead of
