@@ -1,0 +1,137 @@
+import XCTest
+@testable import AnalyzeKit
+
+/// quiz_answers.csv (SPEC §4.3): final answers, selections, latest labels, shares.
+extension MetricsTests {
+    /// One respondent's answers to two questions, interleaved in time, stay
+    /// each question's own: answers are ordered within (question, profile),
+    /// never across questions (found by mutation testing).
+    func testOneRespondentsInterleavedAnswersToTwoQuestionsStayApart() throws {
+        func pick(_ id: String, _ second: Int, _ element: String, _ option: String) -> String {
+            event(id, "onboarding_state_updated", "2026-11-01T10:00:0\(second)Z", profile: "p1",
+                  action: answer("o", element, "select", [(option, option.uppercased(), option.uppercased())]))
+        }
+        let lines = [pick("a1", 0, "q0", "a"), pick("a2", 1, "q1", "x"), pick("a3", 2, "q0", "b")]
+        XCTAssertEqual(try analyze(lines: lines, threads: 1).quizText,
+                       "onboarding_id,element_id,question_type,option_id,option_value,option_label,respondents,share,selections\n"
+                           + "o,q0,select,b,B,B,1,1.0000,1\no,q0,select,a,A,A,0,0.0000,1\no,q1,select,x,X,X,1,1.0000,1\n")
+    }
+
+    func testQuizFinalAnswersSelectionsAndLatestLabels() throws {
+        let lines = [
+            event("q1", "onboarding_state_updated", "2026-11-01T00:00:01Z", profile: "p1",
+                  action: answer("o1", "q1", "select", [("a", "a", "Alpha")])),
+            event("q2", "onboarding_state_updated", "2026-11-01T00:00:02Z", profile: "p2",
+                  action: answer("o1", "q1", "select", [("a", "a2", "Alpha v2")])),
+            event("q3", "onboarding_state_updated", "2026-11-01T00:00:03Z", profile: "p1",
+                  action: answer("o1", "q1", "select", [("b", "b", "Beta")])),
+            event("q4", "onboarding_state_updated", "2026-11-01T00:00:04Z", profile: "p3",
+                  action: answer("o1", "q1", "multiSelect", [("a", "a3", "Alpha, \\\"3\\\""), ("c", "c", "Gamma"), ("a", "dup", "ignored")])),
+            event("q5", "onboarding_state_updated", "2026-11-01T00:00:05Z", profile: "p4",
+                  action: "{\"elementId\":\"q1\",\"meta\":{\"onboardingId\":\"o1\"},\"params\":{\"type\":\"multiSelect\",\"value\":[]}}"),
+            // Another type for the same element, later: ignored by the quiz metric.
+            event("q6", "onboarding_state_updated", "2026-11-01T00:00:06Z", profile: "p1",
+                  action: "{\"elementId\":\"q1\",\"meta\":{\"onboardingId\":\"o1\"},\"params\":{\"type\":\"input\",\"value\":{\"type\":\"text\",\"value\":\"hi\"}}}"),
+        ]
+        for threads in [1, 3] {
+            XCTAssertEqual(try analyze(lines: lines.shuffled(), threads: threads).quizText, #"""
+                onboarding_id,element_id,question_type,option_id,option_value,option_label,respondents,share,selections
+                o1,q1,multiSelect,a,a3,"Alpha, ""3""",2,0.5000,3
+                o1,q1,multiSelect,b,b,Beta,1,0.2500,1
+                o1,q1,multiSelect,c,c,Gamma,1,0.2500,1
+
+                """#)
+        }
+    }
+
+    /// An id repeated inside one long multiSelect counts once, the first
+    /// occurrence's value and label kept: the same rule as in a short one,
+    /// where repeats are found by scanning (answers of more than 16 options
+    /// find them in a set since a review found the scan quadratic).
+    func testARepeatedIDInALongMultiSelectCountsOnceFirstWins() throws {
+        // 40 options: ids o0…o29, then o0…o9 again with other labels.
+        let options = (0..<40).map { k in ("o\(k % 30)", "v\(k)", k < 30 ? "first \(k)" : "again \(k)") }
+        // A second respondent answers o5 alone, later.
+        let lines = [
+            event("m1", "onboarding_state_updated", "2026-11-01T00:00:01Z", profile: "p1",
+                  action: answer("o1", "q1", "multiSelect", options)),
+            event("m2", "onboarding_state_updated", "2026-11-01T00:00:02Z", profile: "p2",
+                  action: answer("o1", "q1", "multiSelect", [("o5", "v5", "first 5")])),
+        ]
+        for threads in [1, 2] {
+            let rows = try analyze(lines: lines, threads: threads).quizText.split(separator: "\n").map(String.init)
+            XCTAssertEqual(rows.count, 1 + 30, "threads \(threads)")
+            // Each id once per respondent: 1 respondent and 1 selection, o5 2 and 2.
+            for k in 0..<30 {
+                let expected = k == 5 ? "o1,q1,multiSelect,o5,v5,first 5,2,1.0000,2"
+                    : "o1,q1,multiSelect,o\(k),v\(k),first \(k),1,0.5000,1"
+                XCTAssertTrue(rows.contains(expected), "threads \(threads): no row \(expected)")
+            }
+            XCTAssertFalse(rows.contains { $0.contains("again") }, "threads \(threads): a repeat's label kept")
+        }
+    }
+
+    /// Each long multiSelect (more than 16 options, whose repeats are found
+    /// in a set) looks for repeats among its own options only: two
+    /// respondents choosing the same 20 options each count for all 20, the
+    /// later answer's labels kept. Regression (mutation testing): a set not
+    /// emptied between answers dropped every option of the second answer.
+    func testEachLongMultiSelectFindsRepeatsAmongItsOwnOptionsOnly() throws {
+        func options(_ label: String) -> [(String, String, String)] { (0..<20).map { ("o\($0)", "v\($0)", "\(label) \($0)") } }
+        let lines = [
+            event("m1", "onboarding_state_updated", "2026-11-01T00:00:01Z", profile: "p1",
+                  action: answer("o1", "q1", "multiSelect", options("first"))),
+            event("m2", "onboarding_state_updated", "2026-11-01T00:00:02Z", profile: "p2",
+                  action: answer("o1", "q1", "multiSelect", options("second"))),
+        ]
+        for threads in [1, 2] {
+            let rows = try analyze(lines: lines, threads: threads).quizText.split(separator: "\n").map(String.init)
+            XCTAssertEqual(rows, [rows[0]] + (0..<20).map { "o\($0)" }.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+                .map { id in "o1,q1,multiSelect,\(id),v\(id.dropFirst()),second \(id.dropFirst()),2,1.0000,2" }, "threads \(threads)")
+        }
+    }
+
+    func testQuizSortsBytewiseAndKeepsNFCAndNFDApart() throws {
+        let nfc = "\u{E9}", nfd = "e\u{301}"
+        let lines = [
+            event("1", "onboarding_state_updated", "2026-11-01T00:00:01Z", profile: "p1",
+                  action: answer("o", "z", "select", [(nfc, "v", "NFC")])),
+            event("2", "onboarding_state_updated", "2026-11-01T00:00:02Z", profile: "p2",
+                  action: answer("o", "z", "select", [(nfd, "v", "NFD")])),
+            event("3", "onboarding_state_updated", "2026-11-01T00:00:03Z", profile: "p3",
+                  action: answer("o", "Z", "select", [("x", "x", "😀")])),
+        ]
+        XCTAssertEqual(try analyze(lines: lines).quizText, """
+            onboarding_id,element_id,question_type,option_id,option_value,option_label,respondents,share,selections
+            o,Z,select,x,x,😀,1,1.0000,1
+            o,z,select,\(nfd),v,NFD,1,0.5000,1
+            o,z,select,\(nfc),v,NFC,1,0.5000,1
+
+            """)
+    }
+
+    func testQuizLabelsAreQuotedForCSV() throws {
+        let lines = [
+            event("1", "onboarding_state_updated", "2026-11-01T00:00:01Z", profile: "p1",
+                  action: answer("o,1", "q\\\"x", "select", [("id\\nnl", "v\\r", "two\\nlines, \\\"quoted\\\" 🎉")])),
+        ]
+        XCTAssertEqual(try analyze(lines: lines).quizText,
+                       "onboarding_id,element_id,question_type,option_id,option_value,option_label,respondents,share,selections\n"
+                       + "\"o,1\",\"q\"\"x\",select,\"id\nnl\",\"v\r\",\"two\nlines, \"\"quoted\"\" 🎉\",1,1.0000,1\n")
+    }
+
+    func testShareRoundsHalfAwayFromZeroWithFourDecimals() {
+        func share(_ n: Int, _ d: Int) -> String {
+            QuizAnswerRow(onboardingID: [], elementID: [], questionType: "", optionID: [], optionValue: [],
+                          optionLabel: [], respondents: n, questionRespondents: d, selections: 0).share
+        }
+        XCTAssertEqual(share(1, 32), "0.0313")
+        XCTAssertEqual(share(31, 32), "0.9688")
+        XCTAssertEqual(share(1, 3), "0.3333")
+        XCTAssertEqual(share(2, 3), "0.6667")
+        XCTAssertEqual(share(0, 7), "0.0000")
+        XCTAssertEqual(share(7, 7), "1.0000")
+        XCTAssertEqual(share(1, 20_000), "0.0001")   // 0.00005 rounds up
+        XCTAssertEqual(share(1, 20_001), "0.0000")
+    }
+}
