@@ -51,6 +51,11 @@ enum QuizAnswersTable {
         var extra: Int32
         var optionsCount: Int32
         var kind: AnswerKind
+
+        /// The answer's place in the SPEC's ordering key (an answer always has an extra).
+        var orderingKey: OrderingKey {
+            OrderingKey(seconds: seconds, nanoseconds: nanoseconds, extra: extra, hasBareID: false)
+        }
     }
 
     /// An option's tally inside one question.
@@ -68,6 +73,20 @@ enum QuizAnswersTable {
         // find none (5–7 ms on the export without onboarding events, on the
         // core the installs table then waits for).
         guard partial.answers.count > 0 else { return [] }
+        var answers = gatherAnswers(from: partial)
+        groupByRespondent(&answers, in: partial)
+        var rows = tally(answers, in: partial)
+        rows.sort { a, b in
+            if a.onboardingID != b.onboardingID { return a.onboardingID.lexicographicallyPrecedes(b.onboardingID) }
+            if a.elementID != b.elementID { return a.elementID.lexicographicallyPrecedes(b.elementID) }
+            if a.respondents != b.respondents { return a.respondents > b.respondents }
+            return a.optionID.lexicographicallyPrecedes(b.optionID)
+        }
+        return rows
+    }
+
+    /// Every kept answer event, in store order.
+    private static func gatherAnswers(from partial: PartialAggregate) -> [Answer] {
         var answers: [Answer] = []
         // Room for every answer up front (an upper bound: dropped duplicates
         // included): no regrowth, which would briefly hold two copies.
@@ -104,18 +123,25 @@ enum QuizAnswersTable {
                     optionsCount: answer.optionsCount, kind: answer.kind))
             }
         }
-        func key(_ a: Answer) -> OrderingKey {
-            OrderingKey(seconds: a.seconds, nanoseconds: a.nanoseconds, extra: a.extra, hasBareID: false)
-        }
-        // Grouped by (question, profile): a radix sort on question number ×
-        // profiles + profile (below 2⁶⁴: both factors are at most 2³²); then
-        // each respondent's few answers to a question by ordering key.
+        return answers
+    }
+
+    /// Groups `answers` by (question, profile): a radix sort on question
+    /// number × profiles + profile (below 2⁶⁴: both factors are at most 2³²);
+    /// then each respondent's few answers to a question by ordering key, so
+    /// a respondent's last answer is its final one.
+    private static func groupByRespondent(_ answers: inout [Answer], in partial: PartialAggregate) {
         let profiles = UInt64(partial.identities.count + 1)
         RadixSort.group(&answers) { UInt64($0.number) * profiles + UInt64($0.profile) }
         RadixSort.sortRuns(&answers, sameGroup: { $0.question == $1.question && $0.profile == $1.profile }) {
-            partial.orderedBefore(key($0), key($1))
+            partial.orderedBefore($0.orderingKey, $1.orderingKey)
         }
+    }
 
+    /// The rows of every question, from `answers` grouped by
+    /// ``groupByRespondent(_:in:)`` (unsorted: questions in group order,
+    /// options in the order first selected).
+    private static func tally(_ answers: [Answer], in partial: PartialAggregate) -> [QuizAnswerRow] {
         let strings = partial.quizStrings
         let quizOptions = partial.quizOptions
         var stats = [OptionStats](repeating: OptionStats(), count: strings.count)
@@ -143,9 +169,9 @@ enum QuizAnswersTable {
                         if stats[id].selections == 0 { touched.append(option.id) }
                         stats[id].selections += 1
                         var isLatest = true
-                        if let latest = stats[id].latest { isLatest = partial.orderedBefore(latest, key(answer)) }
+                        if let latest = stats[id].latest { isLatest = partial.orderedBefore(latest, answer.orderingKey) }
                         if isLatest {
-                            stats[id].latest = key(answer)
+                            stats[id].latest = answer.orderingKey
                             stats[id].latestOption = option
                         }
                         if isFinal { stats[id].respondents += 1 }
@@ -155,7 +181,8 @@ enum QuizAnswersTable {
             }
             // The question's type comes from its latest answer.
             var latest = runStart
-            for index in (runStart + 1)..<runEnd where partial.orderedBefore(key(answers[latest]), key(answers[index])) {
+            for index in (runStart + 1)..<runEnd
+            where partial.orderedBefore(answers[latest].orderingKey, answers[index].orderingKey) {
                 latest = index
             }
             let questionType = answers[latest].kind.name
@@ -177,12 +204,6 @@ enum QuizAnswersTable {
             }
             touched.removeAll(keepingCapacity: true)
             runStart = runEnd
-        }
-        rows.sort { a, b in
-            if a.onboardingID != b.onboardingID { return a.onboardingID.lexicographicallyPrecedes(b.onboardingID) }
-            if a.elementID != b.elementID { return a.elementID.lexicographicallyPrecedes(b.elementID) }
-            if a.respondents != b.respondents { return a.respondents > b.respondents }
-            return a.optionID.lexicographicallyPrecedes(b.optionID)
         }
         return rows
     }
