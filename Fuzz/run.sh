@@ -28,8 +28,9 @@
 # A crash or invariant failure leaves its input in Fuzz/.build/artifacts/HARNESS/ and
 # makes the script exit 1; reproduce with
 #   Fuzz/.build/fuzz-HARNESS Fuzz/.build/artifacts/HARNESS/crash-...
-# then turn it into a regression test (Tests/EndToEndTests/FailureMatrixTests+FuzzRegressions.swift
-# or Tests/AnalyzeKitTests) before fixing it.
+# then turn it into a regression test (in
+# Tests/EndToEndTests/FailureMatrixTests+FuzzRegressions.swift or
+# Tests/AnalyzeKitTests) before fixing it.
 #
 # Environment: FUZZ_SOURCES (an AnalyzeKit source folder to fuzz instead of
 # Sources/AnalyzeKit, e.g. a copy with a known bug patched out, to look past it),

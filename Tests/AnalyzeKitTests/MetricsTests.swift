@@ -4,7 +4,7 @@ import XCTest
 /// Metric definitions (SPEC §4) on small inputs with hand-computed results.
 ///
 /// The cases are in `MetricsTests+CONCERN.swift`, one file per output or concern;
-/// this file holds what they share.
+/// this file holds what they share, and the case of an empty input.
 final class MetricsTests: XCTestCase {
     /// Two devices of user u1 and one of u2:
     /// - d1: activate p1 (anonymous), identify u1 (new id: same profile).

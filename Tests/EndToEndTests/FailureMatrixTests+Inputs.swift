@@ -7,7 +7,7 @@ import Musl
 #endif
 
 extension FailureMatrixTests {
-    // MARK: Missing and unreadable inputs
+    // MARK: Missing, unreadable and blocked inputs
 
     func testMissingPathsExitTwoNamingThePath() throws {
         let scratch = Scratch()
@@ -125,21 +125,6 @@ extension FailureMatrixTests {
         XCTAssertFalse(run.stderr.contains("\u{1B}"), run.stderr)
     }
 
-    /// Regression: a directory where the last output goes failed its rename
-    /// after the first four files had been replaced (exit 2, a mix of old and
-    /// new outputs). Now refused before anything is written.
-    func testADirectoryInPlaceOfAnOutputLeavesEveryOutputAsItWas() throws {
-        let scratch = Scratch()
-        let (out, _) = try establishedOutput(scratch)
-        XCTAssertEqual(unlink(out + "/rejects.csv"), 0)
-        try FileManager.default.createDirectory(atPath: out + "/rejects.csv/inside", withIntermediateDirectories: true)
-        let before = Scratch.snapshot(out)
-        let other = scratch.write("other.ndjson", Data((#"{"event_id":"z","event_type":"sdk_activate","timestamp":"2026-01-01T00:00:00Z","device_id":"d9","profile_id":"p9"}"# + "\n").utf8))
-        let run = try Child.run(analyze, ["--quiet", "--out", out, other])
-        assertFailure(run, exit: 2, mentions: ["rejects.csv", "directory"], out: out, before: before, "rejects.csv a directory")
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.hasPrefix(".") }, [], "no temporary left")
-    }
-
     func testDirectoriesWhereFilesAreExpectedAndFilesWhereDirectoriesAre() throws {
         let scratch = Scratch()
         let (out, before) = try establishedOutput(scratch)
@@ -202,5 +187,19 @@ extension FailureMatrixTests {
             assertFailure(run, exit: 2, mentions: [locked], out: locked + "/out", before: nil, "unwritable parent")
         }
         assertOutput(out, equals: before, "the established --out")
+    }
+
+    /// After an input fails, the inputs after it are not even opened: a FIFO
+    /// there that no one writes would block the open for ever. Found by
+    /// mutation testing.
+    func testAnInputAfterAFailedOneIsNotOpened() throws {
+        let scratch = Scratch()
+        let truncated = scratch.write("a.ndjson.gz", Data([0x1f, 0x8b, 0x08, 0]))
+        let fifo = scratch.path + "/b.ndjson"
+        XCTAssertEqual(mkfifo(fifo, 0o644), 0)
+        let run = try Child(analyze, ["--quiet", "--threads", "1", "--out", scratch.path + "/out", truncated, fifo]).wait(timeout: 30)
+        XCTAssertEqual(run.exitCode, 2, run.stderr)
+        XCTAssertTrue(run.stderr.contains("a.ndjson.gz") && run.stderr.contains("truncated"), run.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.path + "/out"))
     }
 }

@@ -94,7 +94,7 @@ final class FailureMatrixTests: XCTestCase {
     }
 
     /// Generated once for the signal tests: 300 000 events, gzip (about 19 MB).
-    nonisolated(unsafe) static var bigInputPath: String?
+    nonisolated(unsafe) private static var bigInputPath: String?
 
     func bigInput() throws -> String {
         if let path = Self.bigInputPath { return path }

@@ -30,11 +30,9 @@ public enum CommandLineParser {
     /// As ``parse(_:)``, from the bytes of each argument (`argv` on Linux,
     /// which need not be UTF-8): input paths keep their bytes, everything
     /// else is read as text.
-    ///
-    /// Two stages: the arguments are read into ``RawOptions`` (names,
-    /// values and paths, nothing checked but their shape), then validated
-    /// into ``AnalyzeOptions``.
     public static func parse(rawArguments: [[UInt8]]) throws(AnalyzeError) -> CommandLineRequest {
+        // Two stages: the arguments are read into raw options (names, values
+        // and paths, nothing checked but their shape), then validated.
         switch try read(rawArguments) {
         case .help: return .help
         case .version: return .version
