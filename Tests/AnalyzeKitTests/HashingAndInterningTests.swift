@@ -34,7 +34,7 @@ final class HashingAndInterningTests: XCTestCase {
             }
             let n = bytes.count
             let t = seed ^ ByteHash.key
-            var h = t ^ (UInt64(n) &* p0)
+            var h = mix(t ^ p0, p1) ^ (UInt64(n) &* p0)
             var i = 0
             while n - i > 16 {
                 h = mix(word(i, 8) ^ p1 ^ h, word(i + 8, 8) ^ p3 ^ t)
@@ -85,6 +85,41 @@ final class HashingAndInterningTests: XCTestCase {
         let a = withUnsafeBytes(of: (UInt64(1), zeroForLane0)) { ByteHash.hashPair($0, seeds: seeds) }
         let b = withUnsafeBytes(of: (UInt64(2), zeroForLane0)) { ByteHash.hashPair($0, seeds: seeds) }
         XCTAssertNotEqual(a.1, b.1, "lane 1 keeps the first word")
+    }
+
+    /// Regression (sixty-third session, found by a review): `mix` is
+    /// symmetric, and the first block's two operands both hid the key as
+    /// `w ^ t ^ constant`, so swapping a block's two words and XOR-ing in a
+    /// constant of the length alone gave the same hash in both lanes, for
+    /// every key and seed: two `customer_user_id`s written that way (printable
+    /// at 329 bytes) were one identity, two `event_id`s one event. Each pair
+    /// is built as it was then, at the lengths where the swap covers the
+    /// first block (16, and 17 up).
+    func testSwappedWordsDoNotCollideWhateverTheKey() {
+        let p0: UInt64 = 0xa076_1d64_78bd_642f, p1: UInt64 = 0xe703_7ed1_a0b4_28db
+        let p2: UInt64 = 0x8ebc_6af0_9c88_c6e3, p3: UInt64 = 0x8a9d_c5b3_e7f1_d9a5
+        var rng = SplitMix64(31)
+        for length in [16, 32, 33, 48, 100, 329] {
+            for _ in 0..<8 {
+                let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+                let c = (length <= 16 ? p2 : p1) ^ p3 ^ (UInt64(length) &* p0)
+                var swapped = bytes
+                bytes.withUnsafeBytes { raw in
+                    let (w0, w1) = (raw.loadUnaligned(as: UInt64.self), raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                    swapped.withUnsafeMutableBytes { out in
+                        out.storeBytes(of: w1 ^ c, as: UInt64.self)
+                        out.storeBytes(of: w0 ^ c, toByteOffset: 8, as: UInt64.self)
+                    }
+                }
+                XCTAssertNotEqual(swapped, bytes)
+                for seeds: (UInt64, UInt64) in [(0x243f_6a88_85a3_08d3, 0x1319_8a2e_0370_7344), (0xa409_3822_299f_31d0, 0x082e_fa98_ec4e_6c89)] {
+                    let a = bytes.withUnsafeBytes { ByteHash.hashPair($0, seeds: seeds) }
+                    let b = swapped.withUnsafeBytes { ByteHash.hashPair($0, seeds: seeds) }
+                    XCTAssertNotEqual(a.0, b.0, "length \(length), lane 0")
+                    XCTAssertNotEqual(a.1, b.1, "length \(length), lane 1")
+                }
+            }
+        }
     }
 
     /// Every byte counts: changing any one byte of a string, at any length up

@@ -266,5 +266,30 @@ extension MetricsTests {
         let byEvent = try analyze(lines: events)
         XCTAssertEqual(byEvent.quality("events"), "2")
         XCTAssertEqual(byEvent.quality("duplicates"), "0")
+        // Two printable ids whose first 16 bytes are each other's words
+        // swapped and XOR-ed with a constant of their length (329 bytes): one
+        // hash whatever the key until the sixty-third session
+        // (`HashingAndInterningTests.testSwappedWordsDoNotCollideWhateverTheKey`).
+        // As customer user ids, device ids and event ids.
+        let swapped = ["AAAAAA``aaa   aa", "xPAL]]4;Xpa-<<5:"].map { $0 + String(repeating: "x", count: 313) }
+        let users = [
+            event("u1", "identify", "2026-11-01T10:00:00Z", device: "d1", profile: "p1", cuid: swapped[0]),
+            event("u2", "identify", "2026-11-02T10:00:00Z", device: "d2", profile: "p2", cuid: swapped[1]),
+        ]
+        XCTAssertEqual(try analyze(lines: users).installsText, "date,by_device_id,by_customer_user_id,by_profile_id\n"
+            + "2026-11-01,1,1,1\n2026-11-02,1,1,1\n")
+        let swappedDevices = [
+            event("v1", "sdk_activate", "2026-11-01T10:00:00Z", device: swapped[0], profile: "p1"),
+            event("v2", "sdk_activate", "2026-11-02T10:00:00Z", device: swapped[1], profile: "p2"),
+        ]
+        XCTAssertEqual(try analyze(lines: swappedDevices).installsText, "date,by_device_id,by_customer_user_id,by_profile_id\n"
+            + "2026-11-01,1,0,1\n2026-11-02,1,0,1\n")
+        let swappedEvents = [
+            event(swapped[0], "sdk_activate", "2026-11-01T10:00:00Z", device: "d1", profile: "p1"),
+            event(swapped[1], "sdk_activate", "2026-11-02T10:00:00Z", device: "d2", profile: "p2"),
+        ]
+        let bySwappedEvent = try analyze(lines: swappedEvents)
+        XCTAssertEqual(bySwappedEvent.quality("events"), "2")
+        XCTAssertEqual(bySwappedEvent.quality("duplicates"), "0")
     }
 }

@@ -13,13 +13,22 @@ import CHashKey
 /// the key (the determinism tests run with several).
 ///
 /// The definition, per lane with seed `s` and key `k`, for `n` bytes: let
-/// `t = s ^ k`; the state starts at `t ^ n·p0`; every 16-byte block but the
-/// last is folded in as `mix(w0 ^ p1 ^ state, w1 ^ p3 ^ t)` (`w0`, `w1` its
-/// two little-endian words); the last block the same way, with `p2` for `p1`
-/// — the final 16 bytes when `n > 16` (overlapping the block before), else
-/// the bytes themselves read as two overlapping words (see
-/// ``lastBlock(_:)``); the result is `mix(state ^ p2, p1 ^ n)`. Every byte is
-/// read, so for one length the blocks determine the bytes.
+/// `t = s ^ k`; the state starts at `mix(t ^ p0, p1) ^ n·p0`; every 16-byte
+/// block but the last is folded in as `mix(w0 ^ p1 ^ state, w1 ^ p3 ^ t)`
+/// (`w0`, `w1` its two little-endian words); the last block the same way,
+/// with `p2` for `p1` — the final 16 bytes when `n > 16` (overlapping the
+/// block before), else the bytes themselves read as two overlapping words
+/// (see ``lastBlock(_:)``); the result is `mix(state ^ p2, p1 ^ n)`. Every
+/// byte is read, so for one length the blocks determine the bytes.
+///
+/// `mix` is symmetric (`a·b = b·a`), so the two operands of the first block
+/// must not hide the key the same way: were both `w ^ t ^ constant` (the
+/// state started at `t ^ n·p0` until the sixty-third session), swapping a
+/// block's two words and XOR-ing in a constant of the length alone would
+/// cancel `t`, and such a pair of ids (`(w0, w1)` and `(w1 ^ c, w0 ^ c)`,
+/// the rest equal; printable at 329 bytes) had one hash in both lanes
+/// whatever the key. The state's start is now a product of the key, which
+/// no choice of words undoes without it.
 ///
 /// A multiplication by zero erases the state. Which words give a zero
 /// operand depends on the lane's seed and the key (until the forty-first
@@ -28,8 +37,9 @@ import CHashKey
 /// had the same key in both lanes).
 ///
 /// Performance: one 64×64→128-bit multiply per 16 input bytes and lane (a
-/// 36-byte UUID: three, plus one to finish); `hashPair` reads the bytes once
-/// for both lanes.
+/// 36-byte UUID: three), plus one to start (it needs no input byte, so it
+/// runs beside the first loads) and one to finish; `hashPair` reads the
+/// bytes once for both lanes.
 enum ByteHash {
     private static let p0: UInt64 = 0xa076_1d64_78bd_642f
     private static let p1: UInt64 = 0xe703_7ed1_a0b4_28db
@@ -59,7 +69,7 @@ enum ByteHash {
     static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
         let n = UInt64(truncatingIfNeeded: bytes.count)
         let t = seed ^ key, q = t ^ p3
-        var h = t ^ (n &* p0)
+        var h = mix(t ^ p0, p1) ^ (n &* p0)
         let last = forEachBlock(of: bytes) { w0, w1 in h = mix(w0 ^ p1 ^ h, w1 ^ q) }
         h = mix(last.0 ^ p2 ^ h, last.1 ^ q)
         return mix(h ^ p2, p1 ^ n)
@@ -72,7 +82,7 @@ enum ByteHash {
         let n = UInt64(truncatingIfNeeded: bytes.count)
         let t0 = seeds.0 ^ key, t1 = seeds.1 ^ key
         let q0 = t0 ^ p3, q1 = t1 ^ p3
-        var h0 = t0 ^ (n &* p0), h1 = t1 ^ (n &* p0)
+        var h0 = mix(t0 ^ p0, p1) ^ (n &* p0), h1 = mix(t1 ^ p0, p1) ^ (n &* p0)
         let last = forEachBlock(of: bytes) { w0, w1 in
             h0 = mix(w0 ^ p1 ^ h0, w1 ^ q0)
             h1 = mix(w0 ^ p1 ^ h1, w1 ^ q1)
