@@ -237,6 +237,30 @@ final class HashingAndInterningTests: XCTestCase {
         XCTAssertEqual((0..<3).map { a.string(UInt32($0)) }, ["x", "y", "z"])
     }
 
+    /// Absorbing an interner far larger than this one's table, so that the
+    /// table grows several times during the merge, gives each of the other's
+    /// strings the id that interning it here one by one gives, and leaves
+    /// every earlier id as it was (a merge as the workers' partials do it;
+    /// named as untested by a review).
+    func testAbsorbingALargerInternerMapsLikeInterningOneByOne() {
+        var rng = SplitMix64(37)
+        func word() -> [UInt8] { Array("w\(rng.next() % 3_000)".utf8) }
+        var mine = Interner(capacity: 64), other = Interner(capacity: 64)
+        for _ in 0..<200 { _ = word().withUnsafeBytes { mine.intern($0) } }
+        for _ in 0..<6_000 { _ = word().withUnsafeBytes { other.intern($0) } }
+        var model = mine
+        let before = (0..<mine.count).map { mine.bytes(UInt32($0)) }
+        let map = mine.absorb(other)
+        XCTAssertEqual(map.count, other.count)
+        for id in 0..<other.count {
+            XCTAssertEqual(map[id], other.withBytes(UInt32(id)) { model.intern($0) }, "id \(id)")
+            XCTAssertEqual(mine.bytes(map[id]), other.bytes(UInt32(id)), "id \(id)")
+        }
+        XCTAssertEqual(mine.count, model.count)
+        XCTAssertGreaterThan(mine.count, 2_000)
+        XCTAssertEqual((0..<before.count).map { mine.bytes(UInt32($0)) }, before)
+    }
+
     /// Identity ids are dense in first-seen order, equal bytes share one id
     /// and different bytes (NFC ≠ NFD, a byte apart) never do, through growth
     /// from a tiny table; absorbing maps each of the other table's ids to the

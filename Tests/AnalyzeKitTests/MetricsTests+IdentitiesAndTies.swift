@@ -292,4 +292,28 @@ extension MetricsTests {
         XCTAssertEqual(bySwappedEvent.quality("events"), "2")
         XCTAssertEqual(bySwappedEvent.quality("duplicates"), "0")
     }
+
+    /// Whether an event's identity is the previous event's is decided by
+    /// comparing bytes within one chunk only: a worker reuses its chunk
+    /// buffers, so the previous line's bytes may have been overwritten. Two
+    /// chunks filled in turn into one buffer, with `d1` and then `d2` at the
+    /// same place, are two devices. (Without the reset at each chunk, the
+    /// second line's `d2` was compared with what now stands where `d1` was —
+    /// `d2` itself — and took `d1`'s id: one install day lost. Named as
+    /// untested by a review.)
+    func testTheLastIdentityIsForgottenWhenAChunkBufferIsReused() {
+        let chunk = Chunk(capacity: 4096)
+        var partial = PartialAggregate(maxLineBytes: 1 << 20, maxRejectRows: 10)
+        for (k, device) in ["d1", "d2"].enumerated() {
+            let line = Array((event("e\(k)", "sdk_activate", "2026-11-0\(k + 1)T10:00:00Z", device: device, profile: "p1") + "\n").utf8)
+            line.withUnsafeBytes { chunk.storage.copyMemory(from: $0) }
+            chunk.count = line.count
+            chunk.sequence = k
+            partial.consume(chunk)
+        }
+        let result = AnalysisResult(merged: partial, files: [InputFile(displayName: "x", location: .standardInput)],
+                                    bytesRead: 0, bytesDecoded: 0, timeZone: .utc)
+        XCTAssertEqual(result.installsText, "date,by_device_id,by_customer_user_id,by_profile_id\n"
+            + "2026-11-01,1,0,1\n2026-11-02,1,0,0\n")
+    }
 }

@@ -40,6 +40,36 @@ final class TupleTableTests: XCTestCase {
         XCTAssertEqual(mine.count, 2)
     }
 
+    /// Absorbing a table of thousands of options, whose strings map to other
+    /// ids here (several of the other's to one of ours, so that distinct
+    /// triples there can be one triple here), grows this table during the
+    /// merge and gives each the id that interning its mapped triple one by
+    /// one gives (named as untested by a review).
+    func testAbsorbingALargeTableMapsLikeInterningOneByOne() {
+        var rng = SplitMix64(41)
+        var mine = OptionTable(), other = OptionTable()
+        for _ in 0..<100 {
+            _ = mine.intern(AnswerOption(id: UInt32(rng.next() % 40), value: UInt32(rng.next() % 40), label: UInt32(rng.next() % 40)))
+        }
+        for _ in 0..<8_000 {
+            _ = other.intern(AnswerOption(id: UInt32(rng.next() % 60), value: UInt32(rng.next() % 60), label: UInt32(rng.next() % 60)))
+        }
+        let strings = (0..<60).map { UInt32($0 * 7 % 50) }  // 60 strings there, 50 here
+        var model = mine
+        let before = (0..<mine.count).map { mine[UInt32($0)] }
+        let map = mine.absorb(other, strings: strings)
+        XCTAssertEqual(map.count, other.count)
+        for id in 0..<other.count {
+            let option = other[UInt32(id)]
+            let mapped = AnswerOption(id: strings[Int(option.id)], value: strings[Int(option.value)], label: strings[Int(option.label)])
+            XCTAssertEqual(map[id], model.intern(mapped), "id \(id)")
+            XCTAssertEqual(mine[map[id]], mapped, "id \(id)")
+        }
+        XCTAssertEqual(mine.count, model.count)
+        XCTAssertLessThan(mine.count, 100 + other.count, "some triples there are one triple here")
+        XCTAssertEqual((0..<before.count).map { mine[UInt32($0)] }, before)
+    }
+
     func testQuestionsAreInternedAsPairs() {
         var table = QuestionTable()
         let a = table.intern(Question(onboarding: 1, element: 2))
