@@ -126,6 +126,11 @@ final class EventParserTests: XCTestCase {
         assertReject("{\"event_id\":\"e\",\"event_type\":\"sdk_activate\",\"timestamp\":1,\"device_id\":12345,\"profile_id\":\"p\"}", .wrongType)
         assertReject("{\(envelope),\"event_type\":\"sdk_activate\",\"customer_user_id\":7}", .wrongType)
         assertReject("{\(envelope),\"event_type\":\"identify\",\"customer_user_id\":{}}", .wrongType)
+        // Present but not a string on identify: wrong_type, as rule 5's example says, not
+        // missing_field (docs/data-model.md).
+        for value in ["7", "[]", "false"] {
+            assertReject("{\(envelope),\"event_type\":\"identify\",\"customer_user_id\":\(value)}", .wrongType)
+        }
         // Unknown types never check device / profile / customer user id types.
         assertReject("{\"event_id\":\"e\",\"event_type\":\"x\",\"timestamp\":1,\"device_id\":1,\"customer_user_id\":7}", nil)
         // wrong_type outranks bad_timestamp.

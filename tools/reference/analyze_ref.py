@@ -752,6 +752,27 @@ _DIGITS = re.compile(r"[0-9]+")
 _RATE = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
+def _rate_fraction(text):
+    """The rate as an exact Fraction, except that a value whose decimal
+    exponent is far out of range is replaced by one that compares the same
+    with every rejected/lines ratio of a run (counts below 10**30): a positive
+    rate below 10**-60 by 10**-60, a rate above 10**60 by 10**60.  Fraction
+    alone would build 10**N for an exponent N of any size (1e-99999999999
+    ran for minutes)."""
+    mantissa, _, exponent = text.lower().partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = (whole + fraction).lstrip("0")
+    if not digits:
+        return Fraction(0)
+    magnitude = len(whole.lstrip("0")) + int(exponent or "0") if whole.lstrip("0") \
+        else int(exponent or "0") - (len(fraction) - len(fraction.lstrip("0")))
+    if magnitude < -60:
+        return Fraction(1, 10 ** 60)
+    if magnitude > 60:
+        return Fraction(10 ** 60)
+    return Fraction(text)
+
+
 def parse_args(argv):
     opts = {"--out": "analyze-out", "--timezone": "UTC", "--threads": None,
             "--max-reject-rate": "1.0", "--max-reject-rows": "10000",
@@ -815,7 +836,7 @@ def parse_args(argv):
     rate_s = opts["--max-reject-rate"]
     if not _RATE.fullmatch(rate_s):
         raise UsageError("--max-reject-rate: malformed or negative value %r" % rate_s)
-    rate = Fraction(rate_s)
+    rate = _rate_fraction(rate_s)
     if opts["--out"] == "":
         raise UsageError("--out: empty value")
     zone = Zone(opts["--timezone"])

@@ -68,6 +68,9 @@ case_rc rate-equal      0 --max-reject-rate 0.25 cli/quarter.ndjson
 case_rc rate-below      3 --max-reject-rate 0.2499 cli/quarter.ndjson
 case_rc rate-zero       3 --max-reject-rate=0 cli/quarter.ndjson
 case_rc rate-zero-lines 0 --max-reject-rate 0 cli/blank.ndjson
+# Exponents far out of range compare like any rate (the reference once built 10**N for them).
+case_rc rate-tiny       3 --max-reject-rate 1e-99999999999 cli/quarter.ndjson
+case_rc rate-huge       0 --max-reject-rate 1e99999999999 cli/quarter.ndjson
 rm -rf "$TMP/out"; "${RUN[@]}" --quiet --out "$TMP/out" cli/blank.ndjson
 grep -qx 'lines,0' "$TMP/out/quality.csv" && grep -qx 'first_event,' "$TMP/out/quality.csv" \
   && [ "$(cat "$TMP/out/installs.csv")" = "date,by_device_id,by_customer_user_id,by_profile_id" ] && ok || bad "blank-only file"
