@@ -70,6 +70,43 @@ final class TupleTableTests: XCTestCase {
         XCTAssertEqual((0..<before.count).map { mine[UInt32($0)] }, before)
     }
 
+    /// Regression (sixty-third session): the options' hash was fixed, and quiz
+    /// strings get dense ids in the order they are first met, so anyone could
+    /// compute triples of ids whose slots fall together and write answers with
+    /// them: linear probing then took time quadratic in their number (52 000
+    /// such options, 2.4 MB of input, 3 s instead of 0.04). These 64 triples
+    /// had home slots 0 and 1 of a 2²⁰-slot table under that hash; under the
+    /// run's keyed hash they land apart. (The tuples' ids need not be interned:
+    /// only where the table would put them is checked.)
+    func testTriplesWrittenAgainstTheHashDoNotCrowdOneStretch() {
+        let crafted: [(UInt32, UInt32, UInt32)] = [
+            (2, 228, 479), (3, 363, 442), (4, 19, 488), (4, 330, 384), (7, 23, 121), (9, 74, 453), (9, 585, 69), (13, 587, 5),
+            (22, 351, 115), (24, 175, 66), (27, 480, 466), (31, 42, 334), (32, 555, 142), (34, 139, 583), (34, 213, 254), (36, 411, 474),
+            (40, 350, 213), (43, 75, 169), (44, 177, 165), (48, 92, 275), (49, 272, 592), (49, 351, 433), (52, 310, 305), (54, 139, 521),
+            (56, 16, 177), (56, 83, 310), (56, 172, 311), (57, 355, 445), (58, 383, 178), (58, 529, 495), (64, 438, 539), (65, 226, 209),
+            (65, 430, 293), (65, 538, 494), (68, 102, 128), (68, 348, 262), (71, 48, 238), (72, 392, 318), (73, 244, 553), (74, 397, 459),
+            (75, 105, 23), (75, 446, 460), (78, 394, 245), (78, 454, 523), (79, 256, 398), (82, 89, 509), (83, 244, 584), (84, 161, 397),
+            (86, 150, 338), (88, 353, 267), (89, 418, 573), (89, 427, 438), (89, 492, 37), (90, 240, 88), (91, 488, 125), (93, 374, 225),
+            (94, 48, 449), (94, 163, 192), (95, 206, 145), (96, 25, 281), (99, 134, 44), (99, 230, 471), (104, 209, 4), (109, 27, 13),
+        ]
+        let mask = (1 << 20) - 1
+        let homes = Set(crafted.map { OptionTable.home(AnswerOption(id: $0.0, value: $0.1, label: $0.2)) & mask })
+        XCTAssertGreaterThan(homes.count, 56, "64 crafted triples in \(homes.count) slots")
+        // Likewise 64 questions whose home slot was 0 of a 2¹⁶-slot table.
+        let craftedQuestions: [(UInt32, UInt32)] = [
+            (0, 0), (126, 197), (127, 2005), (128, 3813), (131, 1690), (132, 3498), (135, 1375), (136, 3183),
+            (139, 1060), (140, 2868), (269, 942), (270, 2750), (273, 627), (274, 2435), (277, 312), (278, 2120),
+            (279, 3928), (282, 1805), (407, 194), (408, 2002), (409, 3810), (412, 1687), (413, 3495), (416, 1372),
+            (417, 3180), (420, 1057), (421, 2865), (550, 939), (551, 2747), (554, 624), (555, 2432), (558, 309),
+            (559, 2117), (560, 3925), (563, 1802), (564, 3610), (688, 191), (689, 1999), (690, 3807), (693, 1684),
+            (694, 3492), (697, 1369), (698, 3177), (701, 1054), (702, 2862), (831, 936), (832, 2744), (835, 621),
+            (836, 2429), (839, 306), (840, 2114), (841, 3922), (844, 1799), (845, 3607), (969, 188), (970, 1996),
+            (971, 3804), (974, 1681), (975, 3489), (978, 1366), (979, 3174), (982, 1051), (983, 2859), (1112, 933),
+        ]
+        let questionHomes = Set(craftedQuestions.map { QuestionTable.home(Question(onboarding: $0.0, element: $0.1)) & 0xFFFF })
+        XCTAssertGreaterThan(questionHomes.count, 56, "64 crafted questions in \(questionHomes.count) slots")
+    }
+
     func testQuestionsAreInternedAsPairs() {
         var table = QuestionTable()
         let a = table.intern(Question(onboarding: 1, element: 2))
