@@ -211,6 +211,25 @@ final class HashingAndInterningTests: XCTestCase {
         }
     }
 
+    /// `RawBytes.precedes` is byte order with a proper prefix first, as
+    /// `lexicographicallyPrecedes` is, on random ranges of every length up to
+    /// 20 over a small alphabet (so prefixes and equal ranges are common),
+    /// bytes above 0x7F included (compared unsigned).
+    func testRawBytesPrecedesIsByteOrder() {
+        var rng = SplitMix64(17)
+        let alphabet: [UInt8] = [0x00, 0x41, 0x61, 0x7F, 0x80, 0xFF]
+        for _ in 0..<5_000 {
+            let a = (0..<Int(rng.next() % 21)).map { _ in alphabet[Int(rng.next() % 6)] }
+            let b = rng.next() % 4 == 0 ? a + [alphabet[Int(rng.next() % 6)]] : (0..<Int(rng.next() % 21)).map { _ in alphabet[Int(rng.next() % 6)] }
+            a.withUnsafeBytes { x in
+                b.withUnsafeBytes { y in
+                    XCTAssertEqual(RawBytes.precedes(x, y), a.lexicographicallyPrecedes(b), "\(a) \(b)")
+                    XCTAssertEqual(RawBytes.precedes(y, x), b.lexicographicallyPrecedes(a), "\(b) \(a)")
+                }
+            }
+        }
+    }
+
     /// Strings whose hashes are equal are still told apart by their bytes,
     /// also when one is a prefix of another (the stored string is longer
     /// than the one looked up). Regression (mutation testing): a length

@@ -134,4 +134,32 @@ extension MetricsTests {
         XCTAssertEqual(share(1, 20_000), "0.0001")   // 0.00005 rounds up
         XCTAssertEqual(share(1, 20_001), "0.0000")
     }
+
+    /// Answers of one instant whose `event_id`s share a long prefix, each
+    /// selecting the same 300 options: each option's value and label come
+    /// from the answer with the greatest id, and the question's type from it
+    /// too. Regression (sixty-third session, found by a review of hostile
+    /// inputs): the tally compared each option's latest answer with every
+    /// answer selecting it, the two ids byte by byte, once per option — two
+    /// such lines of 1 MB took 17.6 s. Answers are now ranked once per
+    /// question, and the tally compares ranks.
+    func testTiedAnswersWithLongIDsAndManyOptionsTakeTheGreatestID() throws {
+        let prefix = String(repeating: "x", count: 2_000)
+        let t = "2026-11-01T09:00:00Z"
+        func pick(_ suffix: String, _ profile: String, _ type: String) -> String {
+            let options = (0..<300).map { ("o\($0)", "v\(suffix)", "L\(suffix)") }
+            return event(prefix + suffix, "onboarding_state_updated", t, profile: profile,
+                         action: answer("o", "q", type, type == "select" ? [options[0]] : options))
+        }
+        let lines = [pick("1", "p1", "multiSelect"), pick("3", "p2", "multiSelect"), pick("2", "p3", "select")]
+        for (threads, order) in [(1, lines), (2, lines.reversed()), (3, lines.shuffled())] {
+            let text = try analyze(lines: order, threads: threads).quizText
+            let rows = text.split(separator: "\n").dropFirst().map { $0.split(separator: ",").map(String.init) }
+            XCTAssertEqual(rows.count, 300, text.prefix(300).description)
+            let o0 = rows.first { $0[3] == "o0" }
+            XCTAssertEqual(o0, ["o", "q", "multiSelect", "o0", "v3", "L3", "3", "1.0000", "3"])
+            let o1 = rows.first { $0[3] == "o1" }
+            XCTAssertEqual(o1, ["o", "q", "multiSelect", "o1", "v3", "L3", "2", "0.6667", "2"])
+        }
+    }
 }

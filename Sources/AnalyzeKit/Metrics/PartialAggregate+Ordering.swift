@@ -13,7 +13,7 @@ extension PartialAggregate {
         let extras = self.extras.reader, eventIDs = self.eventIDs.reader
         return Self.withEventID(of: a, packed: x, extras: extras, eventIDs: eventIDs) { first in
             Self.withEventID(of: b, packed: y, extras: extras, eventIDs: eventIDs) { second in
-                first.lexicographicallyPrecedes(second)
+                RawBytes.precedes(first, second)
             }
         }
     }

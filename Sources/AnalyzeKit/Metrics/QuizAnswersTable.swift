@@ -62,10 +62,20 @@ enum QuizAnswersTable {
     private struct OptionStats {
         var selections = 0
         var respondents = 0
-        /// The latest answer that selected the option (its ordering key), and
-        /// that answer's entry for the option.
-        var latest: OrderingKey?
+        /// The rank in its question (``rankByOrderingKey(_:in:into:)``) of the
+        /// latest answer that selected the option (-1: none yet), and that
+        /// answer's entry for the option.
+        var latestRank: Int32 = -1
         var latestOption = AnswerOption(id: 0, value: 0, label: 0)
+    }
+
+    /// An answer of one question, placed by its second for the ranking.
+    private struct Placed {
+        /// Seconds since the question's earliest answer (below 2³⁹: instants
+        /// are in years 0001–9999).
+        var second: UInt64
+        /// The answer's index in the question's run.
+        var index: Int32
     }
 
     static func rows(from partial: PartialAggregate) -> [QuizAnswerRow] {
@@ -138,6 +148,31 @@ enum QuizAnswersTable {
         }
     }
 
+    /// Writes to `ranks` each answer's rank in `run` (one question's answers)
+    /// by the SPEC's ordering key: 0 for the earliest. Ranks order answers as
+    /// ``PartialAggregate/orderedBefore(_:_:)`` does, as integers.
+    ///
+    /// Performance: the answers are grouped by second with a radix sort, and
+    /// only answers of one second are compared by ordering key (their
+    /// `event_id`s only at equal instants). The tally then compares ranks:
+    /// comparing an option's latest answer with each answer that selects it
+    /// compared the two `event_id`s once per option, so answers of one
+    /// instant with long ids and many options cost their id length times
+    /// their options (until the sixty-third session: two 1 MB lines, 17.6 s).
+    private static func rankByOrderingKey(
+        _ run: UnsafeBufferPointer<Answer>, in partial: PartialAggregate, into ranks: inout [Int32]
+    ) {
+        let earliest = run.reduce(Int64.max) { min($0, $1.seconds) }
+        var placed = run.indices.map { Placed(second: UInt64(run[$0].seconds - earliest), index: Int32($0)) }
+        RadixSort.group(&placed) { $0.second }
+        RadixSort.sortRuns(&placed, sameGroup: { $0.second == $1.second }) {
+            partial.orderedBefore(run[Int($0.index)].orderingKey, run[Int($1.index)].orderingKey)
+        }
+        ranks.removeAll(keepingCapacity: true)
+        ranks.append(contentsOf: repeatElement(0, count: run.count))
+        for (rank, answer) in placed.enumerated() { ranks[Int(answer.index)] = Int32(rank) }
+    }
+
     /// The rows of every question, from `answers` grouped by
     /// ``groupByRespondent(_:in:)`` (unsorted: questions in group order,
     /// options in the order first selected).
@@ -147,20 +182,25 @@ enum QuizAnswersTable {
         var stats = [OptionStats](repeating: OptionStats(), count: strings.count)
         var touched: [UInt32] = []
         var rows: [QuizAnswerRow] = []
+        var ranks: [Int32] = []
         var runStart = 0
         while runStart < answers.count {
             // One question: answers[runStart..<runEnd].
             let question = answers[runStart].question
             var runEnd = runStart
+            while runEnd < answers.count && answers[runEnd].question == question { runEnd += 1 }
+            answers.withUnsafeBufferPointer { all in
+                rankByOrderingKey(UnsafeBufferPointer(rebasing: all[runStart..<runEnd]), in: partial, into: &ranks)
+            }
             var respondents = 0
-            while runEnd < answers.count && answers[runEnd].question == question {
+            for index in runStart..<runEnd {
                 // Answers are in question and profile order, their options in
                 // input order: ask for the options of an answer a few places ahead.
-                if runEnd + 8 < answers.count { partial.answerOptions.prefetch(answers[runEnd + 8].optionsStart) }
-                let answer = answers[runEnd]
+                if index + 8 < answers.count { partial.answerOptions.prefetch(answers[index + 8].optionsStart) }
+                let answer = answers[index]
+                let rank = ranks[index - runStart]
                 // The last answer of each respondent is final.
-                let isFinal = runEnd + 1 == answers.count || answers[runEnd + 1].question != question
-                    || answers[runEnd + 1].profile != answer.profile
+                let isFinal = index + 1 == runEnd || answers[index + 1].profile != answer.profile
                 if isFinal { respondents += 1 }
                 partial.answerOptions.withContiguous(from: answer.optionsStart, count: Int(answer.optionsCount)) { options in
                     for ref in options {
@@ -168,23 +208,16 @@ enum QuizAnswersTable {
                         let id = Int(option.id)
                         if stats[id].selections == 0 { touched.append(option.id) }
                         stats[id].selections += 1
-                        var isLatest = true
-                        if let latest = stats[id].latest { isLatest = partial.orderedBefore(latest, answer.orderingKey) }
-                        if isLatest {
-                            stats[id].latest = answer.orderingKey
+                        if rank > stats[id].latestRank {
+                            stats[id].latestRank = rank
                             stats[id].latestOption = option
                         }
                         if isFinal { stats[id].respondents += 1 }
                     }
                 }
-                runEnd += 1
             }
-            // The question's type comes from its latest answer.
-            var latest = runStart
-            for index in (runStart + 1)..<runEnd
-            where partial.orderedBefore(answers[latest].orderingKey, answers[index].orderingKey) {
-                latest = index
-            }
+            // The question's type comes from its latest answer (the highest rank).
+            let latest = runStart + ranks.indices.max { ranks[$0] < ranks[$1] }!
             let questionType = answers[latest].kind.name
             let onboardingID = strings.bytes(UInt32(truncatingIfNeeded: question >> 32))
             let elementID = strings.bytes(UInt32(truncatingIfNeeded: question))
