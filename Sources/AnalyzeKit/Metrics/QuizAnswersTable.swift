@@ -32,8 +32,9 @@ struct QuizAnswerRow: Equatable, Sendable {
 /// each respondent's answers are adjacent (the last is final) and each
 /// question's answers form one run, in which options are tallied in a dense
 /// table indexed by quiz-string id (no hashing per option). Memory: 48 bytes
-/// per answer event (the radix sort works in place); 48 bytes per distinct
-/// quiz string for the tally (``OptionStats``).
+/// per answer event (the radix sort works in place); 32 bytes per distinct
+/// quiz string for the tally (``OptionStats``); while a question is tallied,
+/// 20 bytes per answer of it (its answers placed by second, and their ranks).
 enum QuizAnswersTable {
     /// What the table needs of one answer event (48 bytes), gathered in one
     /// pass so that later steps never look the answer up again.
