@@ -20,8 +20,10 @@ protocol QuizStringTuple: Equatable {
 /// dense and given in the order strings are first met, so with a fixed hash
 /// anyone could compute tuples whose slots fall together, and linear probing
 /// then costs time quadratic in their number (until the sixty-third session:
-/// 52 000 such options, a 2.4 MB file, took 3 s instead of 0.04). Memory: 4 bytes per use, plus the tuple and 8–16 (slots at
-/// ≤ 1/2 load) per distinct tuple — a handful in real exports, where an
+/// 52 000 such options, a 2.4 MB file, took 3 s instead of 0.04).
+///
+/// Memory: 4 bytes per use, plus the tuple and 8–16 (slots at ≤ 1/2 load)
+/// per distinct tuple — a handful in real exports, where an
 /// option id keeps its value and label and questions are few; at worst (a
 /// new value or label on every answer) about 28 bytes per option instead
 /// of 12.

@@ -4,12 +4,14 @@ import Glibc
 import Musl
 #endif
 
-/// Byte-range comparison for the short strings the engine compares all the
-/// time (ids, keys): inlined, 8 bytes per step, no call into libc.
+/// Byte-range comparison: equality for the short strings the engine compares
+/// all the time (ids, keys), inlined, 8 bytes per step, no call into libc;
+/// byte order for the rarer comparisons of ids at equal instants.
 ///
-/// Performance: ranges of 8 bytes or more take ⌈n / 8⌉ word compares (the last
-/// word overlaps the one before); shorter ones a byte loop of at most 7 steps.
-/// `memcmp` costs a call and its size dispatch, which dominated for 36-byte ids.
+/// Performance of ``equal(_:_:count:)``: ranges of 8 bytes or more take
+/// ⌈n / 8⌉ word compares (the last word overlaps the one before); shorter ones
+/// a byte loop of at most 7 steps. `memcmp` costs a call and its size
+/// dispatch, which dominated for 36-byte ids.
 enum RawBytes {
     /// Whether `a` precedes `b` in byte order (a proper prefix first): the
     /// SPEC's order of `event_id`s at equal instants.
