@@ -181,14 +181,15 @@ final class GzipInflater {
                     // A failed check names the trailer's first byte, as when
                     // the backend checks it: the same whatever the threads.
                     if let trailer = backend.takeTrailer() {
+                        let trailerOffset = consumedOffset - 8
                         if memberProduced == 0 {
                             do {
                                 try MemberCheck.compare(trailer: trailer, crc: 0, length: 0)
                             } catch {
-                                throw damage(error.reason, at: consumedOffset - 8)
+                                throw damage(error.reason, at: trailerOffset)
                             }
                         } else {
-                            memberEnds.append(MemberEnd(position: produced, trailer: trailer, offset: consumedOffset - 8))
+                            memberEnds.append(MemberEnd(position: produced, trailer: trailer, offset: trailerOffset))
                         }
                     }
                     memberProduced = 0

@@ -150,7 +150,8 @@ enum QuizAnswersTable {
     }
 
     /// Writes to `ranks` each answer's rank in `run` (one question's answers)
-    /// by the SPEC's ordering key: 0 for the earliest. Ranks order answers as
+    /// by the SPEC's ordering key, 0 for the earliest, and returns the index
+    /// in `run` of the latest. Ranks order answers as
     /// ``PartialAggregate/orderedBefore(_:_:)`` does, as integers.
     ///
     /// Performance: the answers are grouped by second with a radix sort, and
@@ -162,7 +163,7 @@ enum QuizAnswersTable {
     /// their options (until the sixty-third session: two 1 MB lines, 17.6 s).
     private static func rankByOrderingKey(
         _ run: UnsafeBufferPointer<Answer>, in partial: PartialAggregate, into ranks: inout [Int32]
-    ) {
+    ) -> Int {
         let earliest = run.reduce(Int64.max) { min($0, $1.seconds) }
         var placed = run.indices.map { Placed(second: UInt64(run[$0].seconds - earliest), index: Int32($0)) }
         RadixSort.group(&placed) { $0.second }
@@ -172,6 +173,7 @@ enum QuizAnswersTable {
         ranks.removeAll(keepingCapacity: true)
         ranks.append(contentsOf: repeatElement(0, count: run.count))
         for (rank, answer) in placed.enumerated() { ranks[Int(answer.index)] = Int32(rank) }
+        return Int(placed[placed.count - 1].index)
     }
 
     /// The rows of every question, from `answers` grouped by
@@ -190,7 +192,8 @@ enum QuizAnswersTable {
             let question = answers[runStart].question
             var runEnd = runStart
             while runEnd < answers.count && answers[runEnd].question == question { runEnd += 1 }
-            answers.withUnsafeBufferPointer { all in
+            // The question's type comes from its latest answer.
+            let latest = runStart + answers.withUnsafeBufferPointer { all in
                 rankByOrderingKey(UnsafeBufferPointer(rebasing: all[runStart..<runEnd]), in: partial, into: &ranks)
             }
             var respondents = 0
@@ -217,8 +220,6 @@ enum QuizAnswersTable {
                     }
                 }
             }
-            // The question's type comes from its latest answer (the highest rank).
-            let latest = runStart + ranks.indices.max { ranks[$0] < ranks[$1] }!
             let questionType = answers[latest].kind.name
             let onboardingID = strings.bytes(UInt32(truncatingIfNeeded: question >> 32))
             let elementID = strings.bytes(UInt32(truncatingIfNeeded: question))
