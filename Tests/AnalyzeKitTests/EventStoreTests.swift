@@ -178,6 +178,28 @@ final class RadixSortTests: XCTestCase {
         }
     }
 
+    /// Groups with fewer than an eighth as many values as a pass has buckets
+    /// are sorted by key with the standard sort instead of a pass (26 answers
+    /// over 2³⁸ seconds took three passes of 2 048 buckets each): 25–255 values
+    /// of wide keys, equal keys among them, and a group whose values share
+    /// their top digit but one, which takes a pass and then the sort.
+    func testSmallGroupsOfWideKeysAreSortedByKey() {
+        var rng = SplitMix64(13)
+        var cases: [[UInt64]] = []
+        for (count, bits) in [(25, 64), (26, 38), (200, 64), (255, 11), (256, 11), (255, 12)] {
+            cases.append((0..<count).map { _ in bits == 64 ? rng.next() : rng.next() % (1 << UInt64(bits)) })
+        }
+        cases.append((0..<100).map { _ in rng.next() % 2 == 0 ? 0 : 1 << 40 })
+        cases.append((0..<26).map { $0 < 25 ? UInt64($0) : 1 << 38 }.reversed())
+        cases.append((0..<300).map { _ in rng.next() % 1_024 } + [1 << 40])
+        for (number, keys) in cases.enumerated() {
+            var values = keys.enumerated().map { (key: $0.element, origin: $0.offset) }
+            RadixSort.group(&values) { $0.key }
+            XCTAssertEqual(values.map(\.key), keys.sorted(), "case \(number)")
+            XCTAssertEqual(values.map(\.origin).sorted(), Array(0..<keys.count), "case \(number)")
+        }
+    }
+
     /// Short runs are insertion-sorted, longer ones (every tenth group here,
     /// up to 80 values) use the standard sort: both must order each run.
     func testSortRunsOrdersEachGroupInPlace() {

@@ -63,7 +63,7 @@ enum QuizAnswersTable {
     private struct OptionStats {
         var selections = 0
         var respondents = 0
-        /// The rank in its question (``rankByOrderingKey(_:in:into:)``) of the
+        /// The rank in its question (``rankByOrderingKey(_:in:placing:into:)``) of the
         /// latest answer that selected the option (-1: none yet), and that
         /// answer's entry for the option.
         var latestRank: Int32 = -1
@@ -161,16 +161,27 @@ enum QuizAnswersTable {
     /// compared the two `event_id`s once per option, so answers of one
     /// instant with long ids and many options cost their id length times
     /// their options (until the sixty-third session: two 1 MB lines, 17.6 s).
+    /// `placed` and `ranks` are the caller's, reused from question to
+    /// question, and a question of one answer is ranked without sorting:
+    /// no allocation per question.
     private static func rankByOrderingKey(
-        _ run: UnsafeBufferPointer<Answer>, in partial: PartialAggregate, into ranks: inout [Int32]
+        _ run: UnsafeBufferPointer<Answer>, in partial: PartialAggregate,
+        placing placed: inout [Placed], into ranks: inout [Int32]
     ) -> Int {
+        ranks.removeAll(keepingCapacity: true)
+        if run.count == 1 {
+            ranks.append(0)
+            return 0
+        }
         let earliest = run.reduce(Int64.max) { min($0, $1.seconds) }
-        var placed = run.indices.map { Placed(second: UInt64(run[$0].seconds - earliest), index: Int32($0)) }
+        placed.removeAll(keepingCapacity: true)
+        for index in run.indices {
+            placed.append(Placed(second: UInt64(run[index].seconds - earliest), index: Int32(index)))
+        }
         RadixSort.group(&placed) { $0.second }
         RadixSort.sortRuns(&placed, sameGroup: { $0.second == $1.second }) {
             partial.orderedBefore(run[Int($0.index)].orderingKey, run[Int($1.index)].orderingKey)
         }
-        ranks.removeAll(keepingCapacity: true)
         ranks.append(contentsOf: repeatElement(0, count: run.count))
         for (rank, answer) in placed.enumerated() { ranks[Int(answer.index)] = Int32(rank) }
         return Int(placed[placed.count - 1].index)
@@ -186,6 +197,7 @@ enum QuizAnswersTable {
         var touched: [UInt32] = []
         var rows: [QuizAnswerRow] = []
         var ranks: [Int32] = []
+        var placed: [Placed] = []
         var runStart = 0
         while runStart < answers.count {
             // One question: answers[runStart..<runEnd].
@@ -194,7 +206,8 @@ enum QuizAnswersTable {
             while runEnd < answers.count && answers[runEnd].question == question { runEnd += 1 }
             // The question's type comes from its latest answer.
             let latest = runStart + answers.withUnsafeBufferPointer { all in
-                rankByOrderingKey(UnsafeBufferPointer(rebasing: all[runStart..<runEnd]), in: partial, into: &ranks)
+                rankByOrderingKey(
+                    UnsafeBufferPointer(rebasing: all[runStart..<runEnd]), in: partial, placing: &placed, into: &ranks)
             }
             var respondents = 0
             for index in runStart..<runEnd {

@@ -17,8 +17,11 @@ enum RadixSort {
     ///
     /// Performance: an in-place most-significant-digit radix sort (American
     /// flag sort), 11 bits per pass, only as many as the largest key needs,
-    /// with insertion sort for small groups. It takes no memory beyond the
-    /// values (a stable sort needs a second buffer, and keys beside it).
+    /// with insertion sort for groups of up to 24 values and the standard
+    /// sort by key for groups with fewer than an eighth as many values as a
+    /// pass has buckets (so a few values never pay for 2¹¹ buckets a pass).
+    /// It takes no memory beyond the values and the standard sort's small
+    /// groups (a stable sort needs a second buffer, and keys beside it).
     /// `key` is called a few times per value per pass, so it should be cheap.
     static func group<T>(_ values: inout [T], by key: (T) -> UInt64) {
         guard values.count > 1 else { return }
@@ -57,6 +60,16 @@ enum RadixSort {
             return
         }
         let digit = Digit(below: bits)
+        // A pass clears, counts and walks all of its digit's buckets (up to
+        // 2¹¹) whatever the group's size, and keys far apart (answers a
+        // second and centuries apart) take several passes for a few values:
+        // a group with fewer than an eighth as many values as buckets is
+        // sorted by key instead, about log₂ n ≤ 8 comparisons per value.
+        if buffer.count * 8 < digit.radix {
+            var buffer = buffer
+            buffer.sort { key($0) < key($1) }
+            return
+        }
         withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * digit.radix) { scratch in
             // heads[d]: where the next value of digit d goes; ends[d]: where
             // digit d's bucket ends (from the counts per digit).
