@@ -181,8 +181,9 @@ final class RadixSortTests: XCTestCase {
     /// Groups with fewer than an eighth as many values as a pass has buckets
     /// are sorted by key with the standard sort instead of a pass (26 answers
     /// over 2³⁸ seconds took three passes of 2 048 buckets each): 25–255 values
-    /// of wide keys, equal keys among them, and a group whose values share
-    /// their top digit but one, which takes a pass and then the sort.
+    /// of wide keys, 256 of 11 bits (the boundary: a pass), equal keys among
+    /// them, and 300 values in two far clusters of 100 and 200, which take a
+    /// pass and then the sort.
     func testSmallGroupsOfWideKeysAreSortedByKey() {
         var rng = SplitMix64(13)
         var cases: [[UInt64]] = []
@@ -191,7 +192,7 @@ final class RadixSortTests: XCTestCase {
         }
         cases.append((0..<100).map { _ in rng.next() % 2 == 0 ? 0 : 1 << 40 })
         cases.append((0..<26).map { $0 < 25 ? UInt64($0) : 1 << 38 }.reversed())
-        cases.append((0..<300).map { _ in rng.next() % 1_024 } + [1 << 40])
+        cases.append((0..<300).map { $0 % 3 == 0 ? 1 << 40 | rng.next() % (1 << 20) : rng.next() % (1 << 20) })
         for (number, keys) in cases.enumerated() {
             var values = keys.enumerated().map { (key: $0.element, origin: $0.offset) }
             RadixSort.group(&values) { $0.key }

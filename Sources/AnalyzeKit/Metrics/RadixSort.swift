@@ -20,8 +20,9 @@ enum RadixSort {
     /// with insertion sort for groups of up to 24 values and the standard
     /// sort by key for groups with fewer than an eighth as many values as a
     /// pass has buckets (so a few values never pay for 2¹¹ buckets a pass).
-    /// It takes no memory beyond the values and the standard sort's small
-    /// groups (a stable sort needs a second buffer, and keys beside it).
+    /// It takes no memory beyond the values, but for the standard sort's own
+    /// buffer on a group of under 256 values (a stable radix sort needs a
+    /// second buffer, and keys beside it).
     /// `key` is called a few times per value per pass, so it should be cheap.
     static func group<T>(_ values: inout [T], by key: (T) -> UInt64) {
         guard values.count > 1 else { return }
