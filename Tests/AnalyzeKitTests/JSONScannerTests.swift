@@ -312,6 +312,38 @@ extension JSONScannerTests {
         XCTAssertFalse(repeated("{" + alike + "}"))
         XCTAssertTrue(repeated("{" + alike + ",\"prefix_100007\":1}"))
     }
+
+    /// Objects of more than 8 keys, and every object of a container with an
+    /// escaped key anywhere, are compared on decoded copies of their keys in
+    /// scratch the tape keeps: one tape is used here for container after
+    /// container, so a copy left from an earlier object or line shows.
+    func testRepeatedKeysAreFoundOnDecodedCopiesKeptFromObjectToObject() {
+        let nine = (1...9).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+        let cases: [(String, Bool)] = [
+            ("{\"\\u0078\":0,\"o\":{\"a\":1,\"b\":2}}", false),        // small objects, an escape elsewhere
+            ("{\"\\u0078\":0,\"o\":{\"a\":1,\"a\":2}}", true),
+            ("{\"\\u0078\":0,\"o\":{\"\":1,\"\":2}}", true),          // two empty keys
+            ("{\"\\u0078\":0,\"o\":{\"\":1,\"a\":2}}", false),
+            ("{\"\\u0078\":0,\"x\":1}", true),                       // an escaped key and its plain spelling
+            ("{" + nine + "}", false),
+            ("{" + nine + ",\"k4\":0}", true),                           // nine keys and a repeat
+            ("{" + nine + ",\"k\\u0034\":0}", true),                    // ... written with an escape
+            ("{" + nine + ",\"k\":0,\"k10\":0,\"k1\\u0030\":0}", true), // prefixes, then a repeat
+            ("{" + nine + ",\"k\":0,\"k10\":0,\"\":0}", false),
+            ("{\"a\":{" + nine + "},\"b\":{" + nine + "}}", false),      // the same keys in two objects
+            ("[{\"\\u0061\":1},{\"a\":1},{\"b\":1,\"\\u0062\":1}]", true),
+            ("[{\"\\u0061\":1},{\"a\":1},{\"b\":1,\"\\u0063\":1}]", false),
+        ]
+        var tape = ActionTape()
+        for (text, expected) in cases + cases.reversed() {
+            Array(text.utf8).withUnsafeBytes { raw in
+                var scanner = JSONScanner(raw)
+                tape.reset()
+                XCTAssertEqual(scanner.scanContainer(at: 0, visitor: &tape), raw.count, text)
+                XCTAssertEqual(tape.hasRepeatedKey(in: scanner), expected, text)
+            }
+        }
+    }
 }
 
 /// Records `text` (one object) in an ``ActionTape`` and checks it for repeated keys.
