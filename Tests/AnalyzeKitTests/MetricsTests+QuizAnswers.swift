@@ -110,6 +110,32 @@ extension MetricsTests {
             """)
     }
 
+    /// Rows are sorted by the ids' bytes, a proper prefix first, also where
+    /// long ids differ only at their ends (compared with `memcmp`).
+    func testQuizRowsSortByIDBytesWhereLongIDsDifferAtTheirEnds() throws {
+        let long = String(repeating: "x", count: 1_000)
+        func pick(_ id: String, _ onboarding: String, _ element: String, _ option: String) -> String {
+            event(id, "onboarding_state_updated", "2026-11-01T00:00:0\(id)Z", profile: "p\(id)",
+                  action: answer(onboarding, element, "select", [(option, "v", "L")]))
+        }
+        let lines = [
+            pick("1", "oo", "q", "a"),
+            pick("2", "o", long + "2", "b"),
+            pick("3", "o", long + "1", "\u{E9}"),
+            pick("4", "o", long + "1", "ab"),
+            pick("5", "o", long + "1", "a"),
+        ]
+        XCTAssertEqual(try analyze(lines: lines).quizText, """
+            onboarding_id,element_id,question_type,option_id,option_value,option_label,respondents,share,selections
+            o,\(long)1,select,a,v,L,1,0.3333,1
+            o,\(long)1,select,ab,v,L,1,0.3333,1
+            o,\(long)1,select,\u{E9},v,L,1,0.3333,1
+            o,\(long)2,select,b,v,L,1,1.0000,1
+            oo,q,select,a,v,L,1,1.0000,1
+
+            """)
+    }
+
     func testQuizLabelsAreQuotedForCSV() throws {
         let lines = [
             event("1", "onboarding_state_updated", "2026-11-01T00:00:01Z", profile: "p1",

@@ -87,11 +87,16 @@ enum QuizAnswersTable {
         var answers = gatherAnswers(from: partial)
         groupByRespondent(&answers, in: partial)
         var rows = tally(answers, in: partial)
+        // Ids compared with `memcmp`: a byte per step (`!=`, then
+        // `lexicographicallyPrecedes`) made 50 000 questions with 1 000-byte
+        // ids that differ at their ends take 2.7–3 s instead of 0.3–0.4.
         rows.sort { a, b in
-            if a.onboardingID != b.onboardingID { return a.onboardingID.lexicographicallyPrecedes(b.onboardingID) }
-            if a.elementID != b.elementID { return a.elementID.lexicographicallyPrecedes(b.elementID) }
+            let onboarding = RawBytes.compare(a.onboardingID, b.onboardingID)
+            if onboarding != 0 { return onboarding < 0 }
+            let element = RawBytes.compare(a.elementID, b.elementID)
+            if element != 0 { return element < 0 }
             if a.respondents != b.respondents { return a.respondents > b.respondents }
-            return a.optionID.lexicographicallyPrecedes(b.optionID)
+            return RawBytes.compare(a.optionID, b.optionID) < 0
         }
         return rows
     }

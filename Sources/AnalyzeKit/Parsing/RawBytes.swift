@@ -21,12 +21,23 @@ enum RawBytes {
     /// can be as long as a line); `lexicographicallyPrecedes` over raw bytes
     /// took a byte per step with the iterator's checks.
     static func precedes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        compare(a, b) < 0
+    }
+
+    /// `a` against `b` in byte order (a proper prefix first): negative when
+    /// `a` comes first, 0 when they are equal, positive when `b` does.
+    static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
         let common = min(a.count, b.count)
         if common > 0 {
             let order = memcmp(a.baseAddress!, b.baseAddress!, common)
-            if order != 0 { return order < 0 }
+            if order != 0 { return Int(order) }
         }
-        return a.count < b.count
+        return a.count - b.count
+    }
+
+    /// ``compare(_:_:)`` of two arrays' bytes.
+    static func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        a.withUnsafeBytes { a in b.withUnsafeBytes { b in compare(a, b) } }
     }
 
     @inline(__always)
