@@ -34,6 +34,28 @@ final class CSVWriterTests: XCTestCase {
         XCTAssertTrue(expected.contains("12345-06-30,9223372036854775807\n-0044-03-15,-9223372036854775808\n"))
     }
 
+    /// Text fields are quoted as whole rows' fields are; fixed-point fields
+    /// keep every decimal, zeros included (`1.0000`, not `1`).
+    func testFieldByFieldTextAndFixedPointFields() {
+        var csv = CSVWriter(header: ["t", "u", "x"])
+        let cases: [(Int, String)] = [(0, "0.0000"), (1, "0.0001"), (313, "0.0313"), (3_125, "0.3125"), (9_999, "0.9999"),
+                                      (10_000, "1.0000"), (10_001, "1.0001"), (123_456_789, "12345.6789")]
+        var expected = "t,u,x\n"
+        for (scaled, text) in cases {
+            csv.field(text: Array("id,\(scaled)".utf8))
+            csv.field(text: "say \"\(scaled)\"".utf8)
+            csv.field(scaled, decimals: 4)
+            csv.endRow()
+            expected += "\"id,\(scaled)\",\"say \"\"\(scaled)\"\"\",\(text)\n"
+        }
+        csv.field(text: [UInt8]())
+        csv.field(text: "plain".utf8)
+        csv.field(5, decimals: 1)
+        csv.endRow()
+        expected += ",plain,0.5\n"
+        XCTAssertEqual(String(decoding: csv.bytes, as: UTF8.self), expected)
+    }
+
     func testSinkGetsTheSameTextInBlocksThatEndAtRowEnds() {
         // Rows of varied lengths (1 to 40 bytes), so that blocks overshoot
         // their size by varied amounts.

@@ -12,11 +12,17 @@ struct QuizAnswerRow: Equatable, Sendable {
 
     /// `respondents ÷ questionRespondents` with exactly 4 decimals, rounded half
     /// away from zero, in integer arithmetic (1/32 → `0.0313`).
+    /// (The CSV writes ``shareInTenThousandths`` with `CSVWriter.field(_:decimals:)`.)
     var share: String {
-        guard questionRespondents > 0 else { return "0.0000" }
-        let scaled = (respondents * 20_000 + questionRespondents) / (2 * questionRespondents)
+        let scaled = shareInTenThousandths
         let fraction = String(scaled % 10_000)
         return "\(scaled / 10_000)." + String(repeating: "0", count: 4 - fraction.count) + fraction
+    }
+
+    /// ``share`` in ten-thousandths (1/32 → 313).
+    var shareInTenThousandths: Int {
+        guard questionRespondents > 0 else { return 0 }
+        return (respondents * 20_000 + questionRespondents) / (2 * questionRespondents)
     }
 }
 

@@ -68,11 +68,19 @@ extension AnalysisResult {
     }
 
     private func writeQuizAnswersRows(_ csv: inout CSVWriter) {
+        // Field by field, with no array or string made per row: a quiz of
+        // millions of distinct options has a row for each.
         for row in quizAnswers {
-            csv.row(bytes: [
-                row.onboardingID, row.elementID, Array(row.questionType.utf8), row.optionID, row.optionValue,
-                row.optionLabel, Array("\(row.respondents)".utf8), Array(row.share.utf8), Array("\(row.selections)".utf8),
-            ])
+            csv.field(text: row.onboardingID)
+            csv.field(text: row.elementID)
+            csv.field(text: row.questionType.utf8)
+            csv.field(text: row.optionID)
+            csv.field(text: row.optionValue)
+            csv.field(text: row.optionLabel)
+            csv.field(row.respondents)
+            csv.field(row.shareInTenThousandths, decimals: 4)
+            csv.field(row.selections)
+            csv.endRow()
         }
     }
 

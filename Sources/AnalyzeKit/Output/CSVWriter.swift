@@ -8,7 +8,8 @@
 /// date has millions of rows).
 struct CSVWriter {
     private(set) var bytes: [UInt8] = []
-    /// Whether the row being built field by field (`field(_:)`) has a field yet.
+    /// Whether the row being built field by field (`field(_:)` and the
+    /// others) has a field yet.
     private var rowHasFields = false
     private let sink: (([UInt8]) -> Void)?
     private let blockSize: Int
@@ -75,6 +76,31 @@ struct CSVWriter {
         }
     }
 
+    /// Appends `scaled` ÷ 10^`decimals` (`scaled` ≥ 0, `decimals` ≥ 1) as the
+    /// next field, with exactly `decimals` digits after the point: 3 125 with 4
+    /// decimals is `0.3125`, 10 000 is `1.0000`.
+    mutating func field(_ scaled: Int, decimals: Int) {
+        precondition(scaled >= 0 && decimals >= 1, "a fixed-point field takes a scaled value ≥ 0 and ≥ 1 decimal")
+        var unit = 1
+        for _ in 0..<decimals { unit *= 10 }
+        field(scaled / unit)
+        bytes.append(UInt8(ascii: "."))
+        var fraction = scaled % unit
+        let start = bytes.count
+        for _ in 0..<decimals {
+            bytes.append(UInt8(ascii: "0") + UInt8(fraction % 10))
+            fraction /= 10
+        }
+        bytes[start...].reverse()
+    }
+
+    /// Appends text (UTF-8 bytes: an array's, a string's `utf8`) as the next
+    /// field of the row being built, quoted when it must be.
+    mutating func field<Text: Collection<UInt8>>(text: Text) {
+        startField()
+        append(field: text)
+    }
+
     /// Ends the row built with `field(_:)`.
     mutating func endRow() {
         rowHasFields = false
@@ -94,7 +120,7 @@ struct CSVWriter {
         rowHasFields = true
     }
 
-    private mutating func append(field: [UInt8]) {
+    private mutating func append<Text: Collection<UInt8>>(field: Text) {
         let needsQuotes = field.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0D || $0 == 0x0A }
         guard needsQuotes else {
             bytes.append(contentsOf: field)
