@@ -53,7 +53,9 @@ struct ActionTape: JSONStructureVisitor {
     /// compared decoded).
     private var anyKeyHasEscapes = false
     /// One object's keys (decoded), and where each is among them: scratch for
-    /// ``hasRepeatedKey(in:)``, reused from object to object and line to line.
+    /// ``hasRepeatedKey(in:)``, reused from object to object and line to line
+    /// (it keeps the room of the largest object met: its keys' bytes and 16
+    /// bytes a key, at most about three times a line of `"":0,` members).
     private var keyBytes: [UInt8] = []
     private var keySpans: [KeySpan] = []
 
