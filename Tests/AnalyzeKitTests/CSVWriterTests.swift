@@ -7,7 +7,9 @@ final class CSVWriterTests: XCTestCase {
         csv.row(["plain", "with,comma"])
         csv.row(["say \"hi\"", "line\nbreak"])
         csv.row(["cr\rhere", "é😀"])
-        csv.row(bytes: [[], Array("x y".utf8)])
+        csv.field(text: [UInt8]())
+        csv.field(text: Array("x y".utf8))
+        csv.endRow()
         XCTAssertEqual(String(decoding: csv.bytes, as: UTF8.self),
                        "a,b\nplain,\"with,comma\"\n\"say \"\"hi\"\"\",\"line\nbreak\"\n\"cr\rhere\",é😀\n,x y\n")
     }

@@ -313,14 +313,15 @@ extension JSONScannerTests {
         XCTAssertTrue(repeated("{" + alike + ",\"prefix_100007\":1}"))
     }
 
-    /// Objects of more than 8 keys, and every object of a container with an
-    /// escaped key anywhere, are compared on decoded copies of their keys in
-    /// scratch the tape keeps: one tape is used here for container after
-    /// container, so a copy left from an earlier object or line shows.
+    /// Objects of more than 8 keys, and objects with an escaped key, are
+    /// compared on decoded copies of their keys in scratch the tape keeps
+    /// (the others in place, also beside an object with an escape): one tape
+    /// is used here for container after container, so a copy left from an
+    /// earlier object or line shows.
     func testRepeatedKeysAreFoundOnDecodedCopiesKeptFromObjectToObject() {
         let nine = (1...9).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
         let cases: [(String, Bool)] = [
-            ("{\"\\u0078\":0,\"o\":{\"a\":1,\"b\":2}}", false),        // small objects, an escape elsewhere
+            ("{\"\\u0078\":0,\"o\":{\"a\":1,\"b\":2}}", false),        // a small object beside one with an escape
             ("{\"\\u0078\":0,\"o\":{\"a\":1,\"a\":2}}", true),
             ("{\"\\u0078\":0,\"o\":{\"\":1,\"\":2}}", true),          // two empty keys
             ("{\"\\u0078\":0,\"o\":{\"\":1,\"a\":2}}", false),

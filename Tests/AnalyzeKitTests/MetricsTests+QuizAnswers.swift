@@ -1,6 +1,17 @@
 import XCTest
 @testable import AnalyzeKit
 
+extension QuizAnswerRow {
+    /// The share as `quiz_answers.csv` spells it: the row's ten-thousandths
+    /// written by the CSV writer's fixed-point field.
+    fileprivate var share: String {
+        var csv = CSVWriter(header: [])
+        let header = csv.bytes.count
+        csv.field(shareInTenThousandths, decimals: 4)
+        return String(decoding: csv.bytes[header...], as: UTF8.self)
+    }
+}
+
 /// quiz_answers.csv (SPEC §4.3): final answers, selections, latest labels, shares.
 extension MetricsTests {
     /// One respondent's answers to two questions, interleaved in time, stay

@@ -10,16 +10,9 @@ struct QuizAnswerRow: Equatable, Sendable {
     var questionRespondents: Int
     var selections: Int
 
-    /// `respondents ÷ questionRespondents` with exactly 4 decimals, rounded half
-    /// away from zero, in integer arithmetic (1/32 → `0.0313`).
-    /// (The CSV writes ``shareInTenThousandths`` with `CSVWriter.field(_:decimals:)`.)
-    var share: String {
-        let scaled = shareInTenThousandths
-        let fraction = String(scaled % 10_000)
-        return "\(scaled / 10_000)." + String(repeating: "0", count: 4 - fraction.count) + fraction
-    }
-
-    /// ``share`` in ten-thousandths (1/32 → 313).
+    /// The share column, `respondents ÷ questionRespondents` rounded half away
+    /// from zero to 4 decimals, in ten-thousandths, in integer arithmetic
+    /// (1/32 → 313, written `0.0313` by `CSVWriter.field(_:decimals:)`).
     var shareInTenThousandths: Int {
         guard questionRespondents > 0 else { return 0 }
         return (respondents * 20_000 + questionRespondents) / (2 * questionRespondents)

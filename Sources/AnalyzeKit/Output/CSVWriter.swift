@@ -33,16 +33,7 @@ struct CSVWriter {
     mutating func row(_ fields: [String]) {
         for (index, field) in fields.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            append(field: Array(field.utf8))
-        }
-        endOfRow()
-    }
-
-    /// A row whose fields are raw UTF-8 bytes (ids are compared and kept as bytes).
-    mutating func row(bytes fields: [[UInt8]]) {
-        for (index, field) in fields.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            append(field: field)
+            append(field: field.utf8)
         }
         endOfRow()
     }

@@ -49,9 +49,6 @@ struct ActionTape: JSONStructureVisitor {
     private var pendingKeyStart = -1
     private var pendingKeyEnd = -1
     private var pendingKeyHasEscapes = false
-    /// Whether any key in the container has an escape (rare: those keys are
-    /// compared decoded).
-    private var anyKeyHasEscapes = false
     /// One object's keys (decoded), and where each is among them: scratch for
     /// ``hasRepeatedKey(in:)``, reused from object to object and line to line
     /// (it keeps the room of the largest object met: its keys' bytes and 16
@@ -80,7 +77,6 @@ struct ActionTape: JSONStructureVisitor {
         count = 0
         if !openEntries.isEmpty { openEntries.removeAll(keepingCapacity: true) }
         pendingKeyStart = -1
-        anyKeyHasEscapes = false
     }
 
     // MARK: Recording (JSONStructureVisitor)
@@ -89,7 +85,6 @@ struct ActionTape: JSONStructureVisitor {
         pendingKeyStart = start
         pendingKeyEnd = end
         pendingKeyHasEscapes = hasEscapes
-        anyKeyHasEscapes = anyKeyHasEscapes || hasEscapes
     }
 
     @inline(__always)
@@ -162,15 +157,15 @@ struct ActionTape: JSONStructureVisitor {
     /// Whether any object in the container, itself included, has a key twice
     /// (compared on decoded bytes).
     ///
-    /// Performance: small objects without escaped keys (every real `action`)
-    /// compare their keys pairwise in place, length first. Others copy their
-    /// keys, decoded, into scratch kept from object to object, then compare
-    /// them pairwise when there are at most 8, or sort them by their bytes
-    /// and compare neighbours: no allocation per object, and n log n
-    /// comparisons for n keys however alike they are. (A `Set` of decoded
-    /// keys made for each object cost about 230 ns for an object of two
-    /// short keys, five to eight times the rest of its line's work, when one
-    /// escaped key anywhere in `action` or nine keys sent objects there.)
+    /// Performance: objects of at most 8 keys, none escaped (every real
+    /// `action`), compare their keys pairwise in place, length first. Others
+    /// (escaped keys are compared decoded) copy their keys into scratch kept
+    /// from object to object, sort them by their bytes and compare
+    /// neighbours: no allocation per object, and n log n comparisons for n
+    /// keys however alike they are. (Until the sixty-fourth session one
+    /// escaped key anywhere in `action` sent all its objects, and nine keys an
+    /// object, to a `Set` of decoded keys made per object: about 230 ns for
+    /// two short keys, five to eight times the rest of its line's work.)
     mutating func hasRepeatedKey(in scanner: JSONScanner) -> Bool {
         for index in entries.indices where entries[index].value.kind == .object {
             if objectHasRepeatedKey(index, in: scanner) { return true }
@@ -179,9 +174,14 @@ struct ActionTape: JSONStructureVisitor {
     }
 
     private mutating func objectHasRepeatedKey(_ object: Int, in scanner: JSONScanner) -> Bool {
-        let count = children(of: object).reduce(0) { n, _ in n + 1 }
+        var count = 0
+        var hasEscapes = false
+        for member in children(of: object) {
+            count += 1
+            hasEscapes = hasEscapes || entries[member].keyHasEscapes
+        }
         guard count > 1 else { return false }
-        if count <= 8 && !anyKeyHasEscapes {
+        if count <= 8 && !hasEscapes {
             for a in children(of: object) {
                 let x = entries[a]
                 let length = x.keyEnd - x.keyStart
@@ -215,12 +215,6 @@ struct ActionTape: JSONStructureVisitor {
                 func same(_ a: KeySpan, _ b: KeySpan) -> Bool {
                     a.count == b.count
                         && (a.count == 0 || RawBytes.equal(key(a).baseAddress!, key(b).baseAddress!, count: a.count))
-                }
-                if spans.count <= 8 {
-                    for i in spans.indices {
-                        for j in (i + 1)..<spans.count where same(spans[i], spans[j]) { return true }
-                    }
-                    return false
                 }
                 spans.sort { RawBytes.precedes(key($0), key($1)) }
                 for i in 1..<spans.count where same(spans[i - 1], spans[i]) { return true }
