@@ -159,8 +159,8 @@ extension MetricsTests {
 
     func testShareRoundsHalfAwayFromZeroWithFourDecimals() {
         func share(_ n: Int, _ d: Int) -> String {
-            QuizAnswerRow(onboardingID: [], elementID: [], questionType: "", optionID: [], optionValue: [],
-                          optionLabel: [], respondents: n, questionRespondents: d, selections: 0).share
+            QuizAnswerRow(onboardingID: 0, elementID: 0, optionID: 0, optionValue: 0, optionLabel: 0,
+                          respondents: UInt32(n), questionRespondents: UInt32(d), selections: 0, questionType: .select).share
         }
         XCTAssertEqual(share(1, 32), "0.0313")
         XCTAssertEqual(share(31, 32), "0.9688")

@@ -90,7 +90,7 @@ final class TupleTableTests: XCTestCase {
             (94, 48, 449), (94, 163, 192), (95, 206, 145), (96, 25, 281), (99, 134, 44), (99, 230, 471), (104, 209, 4), (109, 27, 13),
         ]
         let mask = (1 << 20) - 1
-        let homes = Set(crafted.map { OptionTable.home(AnswerOption(id: $0.0, value: $0.1, label: $0.2)) & mask })
+        let homes = Set(crafted.map { Int(truncatingIfNeeded: OptionTable.hash(AnswerOption(id: $0.0, value: $0.1, label: $0.2))) & mask })
         XCTAssertGreaterThan(homes.count, 56, "64 crafted triples in \(homes.count) slots")
         // Likewise 64 questions whose home slot was 0 of a 2¹⁶-slot table.
         let craftedQuestions: [(UInt32, UInt32)] = [
@@ -103,8 +103,35 @@ final class TupleTableTests: XCTestCase {
             (836, 2429), (839, 306), (840, 2114), (841, 3922), (844, 1799), (845, 3607), (969, 188), (970, 1996),
             (971, 3804), (974, 1681), (975, 3489), (978, 1366), (979, 3174), (982, 1051), (983, 2859), (1112, 933),
         ]
-        let questionHomes = Set(craftedQuestions.map { QuestionTable.home(Question(onboarding: $0.0, element: $0.1)) & 0xFFFF })
+        let questionHomes = Set(craftedQuestions.map { Int(truncatingIfNeeded: QuestionTable.hash(Question(onboarding: $0.0, element: $0.1))) & 0xFFFF })
         XCTAssertGreaterThan(questionHomes.count, 56, "64 crafted questions in \(questionHomes.count) slots")
+    }
+
+    /// Two triples whose hashes agree in the 32 bits a slot keeps (its tag,
+    /// since the sixty-fifth session) get two ids, before and after the
+    /// table grows: a matching tag is only a reason to compare the tuples.
+    /// The pair is found by a birthday search under this run's hash key
+    /// (about 80 000 triples on average).
+    func testTriplesWhoseSlotTagsAgreeGetTheirOwnIDs() throws {
+        var byTag: [UInt32: AnswerOption] = [:]
+        var pair: (AnswerOption, AnswerOption)?
+        var n: UInt32 = 0
+        while pair == nil && n < 4_000_000 {
+            let option = AnswerOption(id: n, value: n / 3, label: 7)
+            let tag = UInt32(truncatingIfNeeded: OptionTable.hash(option))
+            if let other = byTag[tag] { pair = (other, option) } else { byTag[tag] = option }
+            n += 1
+        }
+        let (a, b) = try XCTUnwrap(pair, "no two of 4 million triples share a tag")
+        var table = OptionTable()
+        let (idA, idB) = (table.intern(a), table.intern(b))
+        XCTAssertNotEqual(idA, idB)
+        for i in 0..<5_000 { _ = table.intern(AnswerOption(id: UInt32(i), value: 1 << 30, label: 0)) }  // grows 64 → 16 384 slots
+        XCTAssertEqual(table.intern(a), idA)
+        XCTAssertEqual(table.intern(b), idB)
+        XCTAssertEqual(table[idA], a)
+        XCTAssertEqual(table[idB], b)
+        XCTAssertEqual(table.count, 5_002)
     }
 
     func testQuestionsAreInternedAsPairs() {

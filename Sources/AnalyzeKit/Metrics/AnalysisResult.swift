@@ -11,7 +11,7 @@ public struct AnalysisResult: Sendable {
     public var rejects: [RejectRow]
     var installs: [InstallsRow]
     var profileSwitches: [ProfileSwitchRow]
-    var quizAnswers: [QuizAnswerRow]
+    var quizAnswers: QuizAnswers
     /// The inputs in a format analyze does not read (``ForeignFormat``), in
     /// input order.
     public internal(set) var foreignInputs: [(file: String, format: ForeignFormat)] = []
@@ -102,5 +102,5 @@ private final class Tables: @unchecked Sendable {
     var rejects: [RejectRow] = []
     var installs: [InstallsRow] = []
     var profileSwitches: [ProfileSwitchRow] = []
-    var quizAnswers: [QuizAnswerRow] = []
+    var quizAnswers = QuizAnswers()
 }

@@ -1,22 +1,39 @@
-/// One row of `quiz_answers.csv`.
+/// One row of `quiz_answers.csv`, its text as quiz-string ids
+/// (``QuizAnswers/strings``): 36 bytes, with no array of its own, so a quiz
+/// of millions of distinct options holds 36 bytes per row until it is
+/// written (until the sixty-fifth session each row held its texts as
+/// arrays: about 130 bytes).
+///
+/// The counts fit 32 bits: respondents are answers, below 2³⁰
+/// (``RunCapacity/answers``), and selections are answer options, below 2³²
+/// − 1 (``RunCapacity/answerOptions``).
 struct QuizAnswerRow: Equatable, Sendable {
-    var onboardingID: [UInt8]
-    var elementID: [UInt8]
-    var questionType: String
-    var optionID: [UInt8]
-    var optionValue: [UInt8]
-    var optionLabel: [UInt8]
-    var respondents: Int
-    var questionRespondents: Int
-    var selections: Int
+    var onboardingID: UInt32
+    var elementID: UInt32
+    var optionID: UInt32
+    var optionValue: UInt32
+    var optionLabel: UInt32
+    var respondents: UInt32
+    var questionRespondents: UInt32
+    var selections: UInt32
+    var questionType: AnswerKind
 
     /// The share column, `respondents ÷ questionRespondents` rounded half away
     /// from zero to 4 decimals, in ten-thousandths, in integer arithmetic
     /// (1/32 → 313, written `0.0313` by `CSVWriter.field(_:decimals:)`).
     var shareInTenThousandths: Int {
         guard questionRespondents > 0 else { return 0 }
+        let (respondents, questionRespondents) = (Int(respondents), Int(questionRespondents))
         return (respondents * 20_000 + questionRespondents) / (2 * questionRespondents)
     }
+}
+
+/// The rows of `quiz_answers.csv` in the SPEC's order, and the quiz strings
+/// their ids name (the merged partial's interner, shared, not copied: the
+/// partial is freed once the tables are computed, the strings stay).
+struct QuizAnswers: Sendable {
+    var rows: [QuizAnswerRow] = []
+    var strings = Interner(capacity: 0)
 }
 
 /// Quiz answer distributions (SPEC §4.3), over select / multiSelect events.
@@ -30,10 +47,13 @@ struct QuizAnswerRow: Equatable, Sendable {
 /// sort, then each respondent's few answers are sorted by ordering key, so
 /// each respondent's answers are adjacent (the last is final) and each
 /// question's answers form one run, in which options are tallied in a dense
-/// table indexed by quiz-string id (no hashing per option). Memory: 48 bytes
-/// per answer event (the radix sort works in place); 32 bytes per distinct
-/// quiz string for the tally (``OptionStats``); while a question is tallied,
-/// 20 bytes per answer of it (its answers placed by second, and their ranks).
+/// table indexed by quiz-string id (no hashing per option). The rows are
+/// sorted by their ids: questions compared by bytes only when their ids
+/// differ, options of one question by respondents, then by bytes. Memory:
+/// 48 bytes per answer event (the radix sort works in place); 20 bytes per
+/// distinct quiz string for the tally (``OptionStats``); while a question
+/// is tallied, 20 bytes per answer of it (its answers placed by second, and
+/// their ranks); 36 bytes per row.
 enum QuizAnswersTable {
     /// What the table needs of one answer event (48 bytes), gathered in one
     /// pass so that later steps never look the answer up again.
@@ -59,14 +79,16 @@ enum QuizAnswersTable {
     }
 
     /// An option's tally inside one question.
+    /// (20 bytes: the option's id is its index.)
     private struct OptionStats {
-        var selections = 0
-        var respondents = 0
+        var selections: UInt32 = 0
+        var respondents: UInt32 = 0
         /// The rank in its question (``rankByOrderingKey(_:in:placing:into:)``) of the
         /// latest answer that selected the option (-1: none yet), and that
-        /// answer's entry for the option.
+        /// answer's value and label for the option.
         var latestRank: Int32 = -1
-        var latestOption = AnswerOption(id: 0, value: 0, label: 0)
+        var latestValue: UInt32 = 0
+        var latestLabel: UInt32 = 0
     }
 
     /// An answer of one question, placed by its second for the ranking.
@@ -78,26 +100,33 @@ enum QuizAnswersTable {
         var index: Int32
     }
 
-    static func rows(from partial: PartialAggregate) -> [QuizAnswerRow] {
+    static func rows(from partial: PartialAggregate) -> QuizAnswers {
         // No answer recorded, no row: the scan of every record below would
         // find none (5–7 ms on the export without onboarding events, on the
         // core the installs table then waits for).
-        guard partial.answers.count > 0 else { return [] }
+        guard partial.answers.count > 0 else { return QuizAnswers() }
         var answers = gatherAnswers(from: partial)
         groupByRespondent(&answers, in: partial)
         var rows = tally(answers, in: partial)
+        answers = []
+        let strings = partial.quizStrings
         // Ids compared with `memcmp`: a byte per step (`!=`, then
         // `lexicographicallyPrecedes`) made 50 000 questions with 1 000-byte
         // ids that differ at their ends take 2.7–3 s instead of 0.3–0.4.
+        // Equal ids are equal bytes (the interner numbers distinct strings),
+        // so the rows of one question compare no question bytes.
+        func compare(_ a: UInt32, _ b: UInt32) -> Int {
+            a == b ? 0 : strings.withBytes(a) { a in strings.withBytes(b) { b in RawBytes.compare(a, b) } }
+        }
         rows.sort { a, b in
-            let onboarding = RawBytes.compare(a.onboardingID, b.onboardingID)
+            let onboarding = compare(a.onboardingID, b.onboardingID)
             if onboarding != 0 { return onboarding < 0 }
-            let element = RawBytes.compare(a.elementID, b.elementID)
+            let element = compare(a.elementID, b.elementID)
             if element != 0 { return element < 0 }
             if a.respondents != b.respondents { return a.respondents > b.respondents }
-            return RawBytes.compare(a.optionID, b.optionID) < 0
+            return compare(a.optionID, b.optionID) < 0
         }
-        return rows
+        return QuizAnswers(rows: rows, strings: strings)
     }
 
     /// Every kept answer event, in store order.
@@ -195,9 +224,8 @@ enum QuizAnswersTable {
     /// ``groupByRespondent(_:in:)`` (unsorted: questions in group order,
     /// options in the order first selected).
     private static func tally(_ answers: [Answer], in partial: PartialAggregate) -> [QuizAnswerRow] {
-        let strings = partial.quizStrings
         let quizOptions = partial.quizOptions
-        var stats = [OptionStats](repeating: OptionStats(), count: strings.count)
+        var stats = [OptionStats](repeating: OptionStats(), count: partial.quizStrings.count)
         var touched: [UInt32] = []
         var rows: [QuizAnswerRow] = []
         var ranks: [Int32] = []
@@ -213,7 +241,7 @@ enum QuizAnswersTable {
                 rankByOrderingKey(
                     UnsafeBufferPointer(rebasing: all[runStart..<runEnd]), in: partial, placing: &placed, into: &ranks)
             }
-            var respondents = 0
+            var respondents: UInt32 = 0
             for index in runStart..<runEnd {
                 // Answers are in question and profile order, their options in
                 // input order: ask for the options of an answer a few places ahead.
@@ -231,27 +259,26 @@ enum QuizAnswersTable {
                         stats[id].selections += 1
                         if rank > stats[id].latestRank {
                             stats[id].latestRank = rank
-                            stats[id].latestOption = option
+                            stats[id].latestValue = option.value
+                            stats[id].latestLabel = option.label
                         }
                         if isFinal { stats[id].respondents += 1 }
                     }
                 }
             }
-            let questionType = answers[latest].kind.name
-            let onboardingID = strings.bytes(UInt32(truncatingIfNeeded: question >> 32))
-            let elementID = strings.bytes(UInt32(truncatingIfNeeded: question))
+            let questionType = answers[latest].kind
             for id in touched {
                 let option = stats[Int(id)]
                 rows.append(QuizAnswerRow(
-                    onboardingID: onboardingID,
-                    elementID: elementID,
-                    questionType: questionType,
-                    optionID: strings.bytes(id),
-                    optionValue: strings.bytes(option.latestOption.value),
-                    optionLabel: strings.bytes(option.latestOption.label),
+                    onboardingID: UInt32(truncatingIfNeeded: question >> 32),
+                    elementID: UInt32(truncatingIfNeeded: question),
+                    optionID: id,
+                    optionValue: option.latestValue,
+                    optionLabel: option.latestLabel,
                     respondents: option.respondents,
                     questionRespondents: respondents,
-                    selections: option.selections))
+                    selections: option.selections,
+                    questionType: questionType))
                 stats[Int(id)] = OptionStats()
             }
             touched.removeAll(keepingCapacity: true)

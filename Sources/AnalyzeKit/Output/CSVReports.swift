@@ -69,17 +69,20 @@ extension AnalysisResult {
 
     private func writeQuizAnswersRows(_ csv: inout CSVWriter) {
         // Field by field, with no array or string made per row: a quiz of
-        // millions of distinct options has a row for each.
-        for row in quizAnswers {
-            csv.field(text: row.onboardingID)
-            csv.field(text: row.elementID)
-            csv.field(text: row.questionType.utf8)
-            csv.field(text: row.optionID)
-            csv.field(text: row.optionValue)
-            csv.field(text: row.optionLabel)
-            csv.field(row.respondents)
+        // millions of distinct options has a row for each. The texts are
+        // read where the interner keeps them.
+        let strings = quizAnswers.strings
+        func text(_ id: UInt32) { strings.withBytes(id) { csv.field(text: $0) } }
+        for row in quizAnswers.rows {
+            text(row.onboardingID)
+            text(row.elementID)
+            csv.field(text: row.questionType.name.utf8)
+            text(row.optionID)
+            text(row.optionValue)
+            text(row.optionLabel)
+            csv.field(Int(row.respondents))
             csv.field(row.shareInTenThousandths, decimals: 4)
-            csv.field(row.selections)
+            csv.field(Int(row.selections))
             csv.endRow()
         }
     }
