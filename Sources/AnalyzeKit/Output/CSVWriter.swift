@@ -67,22 +67,32 @@ struct CSVWriter {
         }
     }
 
-    /// Appends `scaled` ÷ 10^`decimals` (`scaled` ≥ 0, `decimals` ≥ 1) as the
-    /// next field, with exactly `decimals` digits after the point: 3 125 with 4
-    /// decimals is `0.3125`, 10 000 is `1.0000`.
+    /// Appends `scaled` ÷ 10^`decimals` (`scaled` ≥ 0, 1 ≤ `decimals` ≤ 18) as
+    /// the next field, with exactly `decimals` digits after the point: 3 125
+    /// with 4 decimals is `0.3125`, 10 000 is `1.0000`.
+    ///
+    /// - Performance: built from the right in a small buffer and appended
+    ///   once (a byte per append, then a reversal, took about a tenth of
+    ///   writing a quiz of millions of rows).
     mutating func field(_ scaled: Int, decimals: Int) {
-        precondition(scaled >= 0 && decimals >= 1, "a fixed-point field takes a scaled value ≥ 0 and ≥ 1 decimal")
-        var unit = 1
-        for _ in 0..<decimals { unit *= 10 }
-        field(scaled / unit)
-        bytes.append(UInt8(ascii: "."))
-        var fraction = scaled % unit
-        let start = bytes.count
-        for _ in 0..<decimals {
-            bytes.append(UInt8(ascii: "0") + UInt8(fraction % 10))
-            fraction /= 10
+        precondition(scaled >= 0 && (1...18).contains(decimals), "a fixed-point field takes a scaled value ≥ 0 and 1–18 decimals")
+        startField()
+        // 40 bytes: Int.max's 19 digits, the point, and up to 18 decimals of zeros.
+        var text: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &text) { buffer in
+            var position = buffer.count
+            var rest = scaled
+            func digit() {
+                position -= 1
+                buffer[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            }
+            for _ in 0..<decimals { digit() }
+            position -= 1
+            buffer[position] = UInt8(ascii: ".")
+            repeat { digit() } while rest > 0
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[position...]))
         }
-        bytes[start...].reverse()
     }
 
     /// Appends text (UTF-8 bytes: an array's, a string's `utf8`) as the next
