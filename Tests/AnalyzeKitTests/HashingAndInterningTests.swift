@@ -225,7 +225,7 @@ final class HashingAndInterningTests: XCTestCase {
                 b.withUnsafeBytes { y in
                     XCTAssertEqual(RawBytes.precedes(x, y), a.lexicographicallyPrecedes(b), "\(a) \(b)")
                     XCTAssertEqual(RawBytes.precedes(y, x), b.lexicographicallyPrecedes(a), "\(b) \(a)")
-                    let order = RawBytes.compare(a, b)
+                    let order = RawBytes.compare(x, y)
                     XCTAssertEqual(order < 0, a.lexicographicallyPrecedes(b), "\(a) \(b)")
                     XCTAssertEqual(order == 0, a == b, "\(a) \(b)")
                     XCTAssertEqual(order > 0, b.lexicographicallyPrecedes(a), "\(a) \(b)")

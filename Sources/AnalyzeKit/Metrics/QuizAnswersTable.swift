@@ -4,9 +4,10 @@
 /// written (until the sixty-fifth session each row held its texts as
 /// arrays: about 130 bytes).
 ///
-/// The counts fit 32 bits: respondents are answers, below 2³⁰
-/// (``RunCapacity/answers``), and selections are answer options, below 2³²
-/// − 1 (``RunCapacity/answerOptions``).
+/// The counts fit 32 bits: each is at most the answers kept, below 2³⁰
+/// (``RunCapacity/answers``). An answer selects an option once (an id
+/// repeated inside one answer is dropped when it is recorded, and merging
+/// maps distinct strings to distinct strings).
 struct QuizAnswerRow: Equatable, Sendable {
     var onboardingID: UInt32
     var elementID: UInt32

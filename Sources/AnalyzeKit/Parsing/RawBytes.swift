@@ -35,11 +35,6 @@ enum RawBytes {
         return a.count - b.count
     }
 
-    /// ``compare(_:_:)`` of two arrays' bytes.
-    static func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {
-        a.withUnsafeBytes { a in b.withUnsafeBytes { b in compare(a, b) } }
-    }
-
     @inline(__always)
     static func equal(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count n: Int) -> Bool {
         if n >= 8 {
