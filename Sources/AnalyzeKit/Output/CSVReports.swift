@@ -76,7 +76,7 @@ extension AnalysisResult {
         for row in quizAnswers.rows {
             text(row.onboardingID)
             text(row.elementID)
-            csv.field(text: row.questionType.name.utf8)
+            row.questionType.name.withUTF8Buffer { csv.field(text: $0) }
             text(row.optionID)
             text(row.optionValue)
             text(row.optionLabel)

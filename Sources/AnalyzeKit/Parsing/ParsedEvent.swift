@@ -19,7 +19,9 @@ struct OptionRefs {
 enum AnswerKind: UInt8 {
     case none, select, multiSelect
 
-    var name: String {
+    /// The `question_type` column's text (a `StaticString`: written from its
+    /// bytes, with no string per row).
+    var name: StaticString {
         switch self {
         case .none: ""
         case .select: "select"
