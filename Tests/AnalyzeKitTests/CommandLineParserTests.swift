@@ -224,5 +224,9 @@ final class CommandLineParserTests: XCTestCase {
         assertUsageError(["--outt", "o", "x"], mentions: "unknown option '--outt'; did you mean '--out'?")
         // With a value attached, the name alone is matched.
         assertUsageError(["--thread=2", "x"], mentions: "unknown option '--thread'; did you mean '--threads'?")
+        // Regression (sixty-fifth session's review): with nothing before the
+        // `=`, the message named `--`, the end of options, not the argument.
+        assertUsageError(["--=x", "x"], mentions: "unknown option '--=x'")
+        assertUsageError(["--=", "x"], mentions: "unknown option '--='")
     }
 }

@@ -125,7 +125,10 @@ public enum CommandLineParser {
                     raw.notUTF8.remove(name)
                 }
             default:
-                firstProblem = firstProblem ?? .usage("unknown option '\(name)'" + hint(forUnknown: name))
+                // `--=x` has no name before its `=`: the whole argument is
+                // named (not `--`, the end of options, which it is not).
+                let shown = name == "--" ? argument : name
+                firstProblem = firstProblem ?? .usage("unknown option '\(shown)'" + hint(forUnknown: shown))
             }
         }
         if let firstProblem { throw firstProblem }
