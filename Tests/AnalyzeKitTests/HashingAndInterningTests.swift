@@ -3,6 +3,14 @@ import CHashKey
 import EventGenerator
 import XCTest
 
+extension Interner {
+    /// The bytes of `id` as a new array (the tables read them in place, by
+    /// `withBytes`).
+    fileprivate func bytes(_ id: UInt32) -> [UInt8] { withBytes(id) { Array($0) } }
+
+    fileprivate func string(_ id: UInt32) -> String { withBytes(id) { String(decoding: $0, as: UTF8.self) } }
+}
+
 /// ByteHash's one-pass pair and the Interner's lookups, against simple models.
 final class HashingAndInterningTests: XCTestCase {
     /// `hashPair` reads the bytes once but must equal two `hash` calls (the event

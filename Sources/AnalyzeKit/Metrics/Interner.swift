@@ -109,12 +109,6 @@ struct Interner {
         }
     }
 
-    /// The bytes of `id` as a new array.
-    func bytes(_ id: UInt32) -> [UInt8] { withBytes(id) { Array($0) } }
-
-    /// The string of `id` (for output; ids are valid UTF-8).
-    func string(_ id: UInt32) -> String { withBytes(id) { String(decoding: $0, as: UTF8.self) } }
-
     /// Adds every string of `other`; returns, for each of `other`'s ids, its id here.
     ///
     /// Performance: `other`'s stored hashes are reused, and the slot of the

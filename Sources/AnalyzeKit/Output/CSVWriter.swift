@@ -52,45 +52,44 @@ struct CSVWriter {
     /// Appends an integer in decimal as the next field of the row being built.
     mutating func field(_ number: Int) {
         startField()
-        if number < 0 { bytes.append(UInt8(ascii: "-")) }
-        // Digits into a small buffer from the right, then copied in order.
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: Int.min has 19 digits
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var position = buffer.count
-            var rest = number.magnitude
-            repeat {
-                position -= 1
-                buffer[position] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            } while rest > 0
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[position...]))
-        }
+        appendDecimal(number.magnitude, negative: number < 0, decimals: 0)
     }
 
     /// Appends `scaled` ÷ 10^`decimals` (`scaled` ≥ 0, 1 ≤ `decimals` ≤ 18) as
     /// the next field, with exactly `decimals` digits after the point: 3 125
     /// with 4 decimals is `0.3125`, 10 000 is `1.0000`.
-    ///
-    /// - Performance: built from the right in a small buffer and appended
-    ///   once (a byte per append, then a reversal, took about a quarter of
-    ///   the time writing a quiz of millions of rows took).
     mutating func field(_ scaled: Int, decimals: Int) {
         precondition(scaled >= 0 && (1...18).contains(decimals), "a fixed-point field takes a scaled value ≥ 0 and 1–18 decimals")
         startField()
-        // 40 bytes: Int.max's 19 digits, the point, and up to 18 decimals of zeros.
-        var text: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
+        appendDecimal(scaled.magnitude, negative: false, decimals: decimals)
+    }
+
+    /// Appends `magnitude` ÷ 10^`decimals` (0–18 decimals; none: no point),
+    /// signed when `negative`.
+    ///
+    /// - Performance: the text is built from the right in a small buffer and
+    ///   appended once (the fixed-point field appended a byte at a time, then
+    ///   reversed them: about a quarter of the time writing a quiz of millions
+    ///   of rows took).
+    private mutating func appendDecimal(_ magnitude: UInt, negative: Bool, decimals: Int) {
+        // 32 bytes; at most 21 are written: a sign, 19 digits (an Int's
+        // most), a point and a leading 0 before 18 decimals.
+        var text: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         withUnsafeMutableBytes(of: &text) { buffer in
             var position = buffer.count
-            var rest = scaled
-            func digit() {
+            var rest = magnitude
+            func put(_ byte: UInt8) {
                 position -= 1
-                buffer[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                buffer[position] = byte
+            }
+            func digit() {
+                put(UInt8(ascii: "0") + UInt8(rest % 10))
                 rest /= 10
             }
             for _ in 0..<decimals { digit() }
-            position -= 1
-            buffer[position] = UInt8(ascii: ".")
+            if decimals > 0 { put(UInt8(ascii: ".")) }
             repeat { digit() } while rest > 0
+            if negative { put(UInt8(ascii: "-")) }
             bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[position...]))
         }
     }

@@ -212,12 +212,8 @@ struct ActionTape: JSONStructureVisitor {
                 func key(_ span: KeySpan) -> UnsafeRawBufferPointer {
                     UnsafeRawBufferPointer(rebasing: bytes[span.start..<span.start + span.count])
                 }
-                func same(_ a: KeySpan, _ b: KeySpan) -> Bool {
-                    a.count == b.count
-                        && (a.count == 0 || RawBytes.equal(key(a).baseAddress!, key(b).baseAddress!, count: a.count))
-                }
                 spans.sort { RawBytes.precedes(key($0), key($1)) }
-                for i in 1..<spans.count where same(spans[i - 1], spans[i]) { return true }
+                for i in 1..<spans.count where RawBytes.compare(key(spans[i - 1]), key(spans[i])) == 0 { return true }
                 return false
             }
         }
