@@ -273,11 +273,11 @@ def device_life(c, person, t0, first_device):
         yield ("spawn", max(t, t0 + int(r.expovariate(1 / (5 * 86400.0)) * NS)), (p2, False))
 
 
-ORDER = ["event_id", "event_type", "timestamp", "received_at", "profile_id", "customer_user_id",
-         "device_id", "platform", "app_version", "sdk_version", "country", "context", "action"]
-
-
 class Exporter:
+    """Writes events in receipt order, keys in one fixed order (event_id, event_type,
+    timestamp, received_at, profile_id, customer_user_id, device_id, platform,
+    app_version, sdk_version, country, context, action or properties)."""
+
     def __init__(self, c, out, hourly):
         self.c = c
         self.r = random.Random(c.r.random())
@@ -287,9 +287,9 @@ class Exporter:
         self.cur_hour = None
         self.proc = None
         self.n = 0
-        self.first_ns = None
 
     def serialize(self, e, device, received_ns):
+        """The event as a dict, and the timestamp style it was written in."""
         r = self.r
         person = device["person"]
         ts_ns, typ, profile, cuid, action = e[1], e[2], e[3], e[4], e[5]
@@ -301,7 +301,6 @@ class Exporter:
             style = "ms_z"
         else:
             style = "us_off"
-        self.style = style
         d = {"event_id": self.c.uuid(), "event_type": typ, "timestamp": fmt_ts(ts_ns, style, person.country[2]),
              "received_at": fmt_ts(received_ns, "us_z", None), "profile_id": profile}
         if cuid is not None or person.platform == "ios":
@@ -322,7 +321,7 @@ class Exporter:
                 d["action"] = action
             else:
                 d["properties"] = action
-        return d
+        return d, style
 
     def dumps(self, d, ascii_, reorder=False):
         if reorder:
@@ -339,7 +338,7 @@ class Exporter:
         if r.random() < 0.02:
             delay += int(r.expovariate(1 / 5400.0) * NS)      # offline, flushed later
         rec = ts + delay
-        d = self.serialize(e, device, rec)
+        d, style = self.serialize(e, device, rec)
         ascii_ = device["person"].platform == "android"
         line = self.dumps(d, ascii_)
         x = r.random()
@@ -365,7 +364,7 @@ class Exporter:
                 if y < 0.8:   # same instant, spelled differently
                     d2["timestamp"] = {"epoch": lambda: fmt_ts(ts, "ms_z", None), "ms_z": lambda: fmt_ts(ts, "epoch", None),
                                        "us_z": lambda: fmt_ts(ts, "us_off", device["person"].country[2]),
-                                       "us_off": lambda: fmt_ts(ts, "us_z", None)}[self.style]()
+                                       "us_off": lambda: fmt_ts(ts, "us_z", None)}[style]()
                 if y > 0.995 and d2.get("customer_user_id") is None:
                     d2["customer_user_id"] = "late-enriched-" + device["id"][:8]   # conflicting copy
                 self.push(later, self.dumps(d2, not ascii_, reorder=True))
