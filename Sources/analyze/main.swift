@@ -34,7 +34,9 @@ switch request {
 case .help:
     writeStandardOutput(CommandLineParser.helpText + "\n")
 case .version:
-    writeStandardOutput("analyze \(Analyzer.version) (inflater: \(Analyzer.inflaterDescription))\n")
+    writeStandardOutput(
+        "analyze \(Analyzer.version) (inflater: \(Analyzer.inflaterDescription); "
+            + "time zones: \(Analyzer.timeZoneDataDescription))\n")
 case .run(let options):
     // The hash key's override (docs/data-model.md) is checked, not ignored when malformed.
     if Analyzer.hashSeedIsMalformed {

@@ -144,13 +144,14 @@ final class ReportingTimeZoneTests: XCTestCase {
 
     /// The offset table and the remembered interval must agree with asking
     /// Foundation directly, next to every transition and anywhere in the
-    /// range, in any order (this checks the caching, not the zone data).
+    /// range, in any order (this checks the caching, not the zone data: ICU's,
+    /// which is what Foundation answers from).
     func testResolverAgreesWithFoundationInAnyOrder() throws {
         var generator = SplitMix64(42)
         for name in ["America/New_York", "Europe/London", "Australia/Lord_Howe", "Africa/Monrovia",
                      "Asia/Kolkata", "America/St_Johns", "Pacific/Chatham", "Antarctica/Troll"] {
             let zone = try XCTUnwrap(TimeZone(identifier: name))
-            let resolver = try XCTUnwrap(ReportingTimeZone(parsing: name)).makeDayResolver()
+            let resolver = try XCTUnwrap(ReportingTimeZone(parsing: name, zoneDirectory: nil)).makeDayResolver()
             var instants: [Int64] = [Instant.minimum.seconds, Instant.maximum.seconds]
             var transition = Date(timeIntervalSince1970: -3_000_000_000)   // 1874
             while let next = zone.nextDaylightSavingTimeTransition(after: transition),

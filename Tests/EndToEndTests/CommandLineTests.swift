@@ -67,6 +67,46 @@ final class CommandLineTests: XCTestCase {
         }
     }
 
+    /// An IANA zone's offsets come from `$TZDIR/NAME` (by default the host's
+    /// `/usr/share/zoneinfo`) when that is a zone file, else from the data
+    /// built in (docs/data-model.md, "Time zone data"). The file here is made
+    /// up: America/Vancouver at +05:00 from 2000 on, so that its day differs
+    /// from both the built-in one and the real one.
+    func testTimeZoneOffsetsComeFromTZDIR() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("analyze-tzdir-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("zones/America"),
+                                                withIntermediateDirectories: true)
+        func bigEndian(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
+        func header(times: Int, types: Int, characters: Int) -> [UInt8] {
+            Array("TZif2".utf8) + [UInt8](repeating: 0, count: 15)
+                + [0, 0, 0, times, types, characters].flatMap { bigEndian(UInt32($0)) }
+        }
+        var file = header(times: 0, types: 1, characters: 4) + bigEndian(0) + [0, 0] + Array("LMT\0".utf8)
+        file += header(times: 1, types: 2, characters: 4)
+        file += bigEndian(0) + bigEndian(946_684_800) + [1]                        // 2000-01-01: type 1
+        file += bigEndian(UInt32(bitPattern: -28_800)) + [0, 0] + bigEndian(18_000) + [0, 0]
+        file += Array("LMT\0".utf8) + Array("\n<+05>-5\n".utf8)
+        try Data(file).write(to: directory.appendingPathComponent("zones/America/Vancouver"))
+        // 2026-11-20T20:30:00Z: 01:30 on the 21st at +05:00, 12:30 on the 20th in Vancouver.
+        let input = directory.appendingPathComponent("events.ndjson")
+        try Data(#"{"event_type":"sdk_activate","event_id":"e1","profile_id":"p1","device_id":"d1","timestamp":"2026-11-20T20:30:00Z"}"#.utf8 + [10])
+            .write(to: input)
+        func installDay(_ environment: [String: String]) throws -> Substring? {
+            let out = directory.appendingPathComponent("out").path
+            let run = try AnalyzeBinary.run(["--quiet", "--timezone", "America/Vancouver", "--out", out, input.path],
+                                            environment: environment)
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let csv = try String(contentsOfFile: out + "/installs.csv", encoding: .utf8)
+            return csv.split(separator: "\n").dropFirst().first?.split(separator: ",").first
+        }
+        XCTAssertEqual(try installDay(["TZDIR": directory.appendingPathComponent("zones").path]), "2026-11-21")
+        XCTAssertEqual(try installDay(["TZDIR": directory.appendingPathComponent("none").path]), "2026-11-20")
+        let version = try AnalyzeBinary.run(["--version"], environment: ["TZDIR": directory.appendingPathComponent("zones").path])
+        XCTAssertTrue(version.stdout.contains("time zones: \(directory.path)/zones (release unknown), else built-in ("),
+                      version.stdout)
+    }
+
     func testHelpAndVersionGoToStandardOutput() throws {
         let help = try AnalyzeBinary.run(["--help"])
         XCTAssertEqual(help.status, 0)
@@ -77,6 +117,10 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(version.status, 0)
         XCTAssertTrue(version.stdout.hasPrefix("analyze "), version.stdout)
         XCTAssertTrue(version.stdout.contains("inflater: "), version.stdout)
+        XCTAssertTrue(version.stdout.contains("; time zones: "), version.stdout)
+        let noZoneFiles = try AnalyzeBinary.run(["--version"], environment: ["TZDIR": "/nonexistent-zoneinfo"])
+        XCTAssertTrue(noZoneFiles.stdout.hasSuffix("; time zones: built-in (\(TimeZone.timeZoneDataVersion)))\n"),
+                      noZoneFiles.stdout)
         // After a bad option as before one: the same answer, exit 0.
         let late = try AnalyzeBinary.run(["--bogus", "--threads", "0", "--version"])
         XCTAssertEqual(late.status, 0, late.stderr)

@@ -21,6 +21,9 @@ public struct Analyzer: Sendable {
     /// The gzip inflater this build uses.
     public static var inflaterDescription: String { DefaultInflateBackend.name }
 
+    /// Where `--timezone`'s IANA zones get their offsets (``ReportingTimeZone/dataDescription``).
+    public static var timeZoneDataDescription: String { ReportingTimeZone.dataDescription }
+
     /// Whether `ANALYZE_HASH_SEED` (docs/data-model.md) is set but malformed:
     /// the hashes then use a random key, which the caller should not let pass.
     public static var hashSeedIsMalformed: Bool { ByteHash.seedOverrideIsMalformed }
