@@ -20,7 +20,9 @@ extension CommandLineParser {
           --out DIR            where the CSVs go (default: ./analyze-out;
                                created if missing)
           --timezone TZ        reporting time zone: an IANA name such as
-                               Asia/Tokyo, or +HH:MM / -HH:MM (default: UTC)
+                               Asia/Tokyo (its offsets from the host's
+                               /usr/share/zoneinfo or $TZDIR, else built in),
+                               or +HH:MM / -HH:MM (default: UTC)
           --threads N          worker threads (default and at most: the cores
                                this process may use)
           --max-reject-rate R  fail with exit 3 when rejected/lines exceeds R
@@ -31,7 +33,8 @@ extension CommandLineParser {
           --quiet              no progress or summary on standard error
                                (warnings and errors are still shown)
           -h, --help           show this help
-          --version            show the version and the gzip inflater in use
+          --version            show the version, the gzip inflater and the
+                               time zone data in use
 
         A value follows its option as --opt VALUE or --opt=VALUE (only the
         second takes a value that starts with --); options may follow paths;
