@@ -70,10 +70,11 @@ final class ZoneInfoFileTests: XCTestCase {
         for text in ["", "PST", "PS8", "PST8PDT", "PST8PDT,M3.2.0", "PST8PDT,M13.2.0,M11.1.0",
                      "PST8PDT,M3.6.0,M11.1.0", "PST8PDT,M3.2.7,M11.1.0", "PST8PDT,J0,J100",
                      "PST8PDT,366,J100", "PST168:00:00x", "PST168PDT,M3.2.0/168,M11.1.0", "PST8:60",
-                     "<+05", "PST8PDT,M3.2.0,M11.1.0,"] {
+                     "<+05", "PST8PDT,M3.2.0,M11.1.0,", "PST26", "PST8PDT-26,M3.2.0,M11.1.0"] {
             XCTAssertNil(PosixTimeZoneRule(text), text)
         }
-        XCTAssertNotNil(PosixTimeZoneRule("PST167PDT,M3.2.0/167,M11.1.0/-167"))
+        XCTAssertNotNil(PosixTimeZoneRule("PST8PDT,M3.2.0/167,M11.1.0/-167"))   // times, not offsets, to 167 h
+        XCTAssertNotNil(PosixTimeZoneRule("XXX-25:59:59"))
     }
 
     // MARK: TZif files
@@ -122,6 +123,15 @@ final class ZoneInfoFileTests: XCTestCase {
         XCTAssertEqual(table.offsets, [20_700])
     }
 
+    func testRuleAfterATransitionBeforeYearOne() throws {
+        // Only a "big bang" transition, then a daylight rule: changes from year 1 on, not
+        // from the year of -2^59 (which would be billions of rule years).
+        let bytes = tzif(times: [-(1 << 59)], indexes: [0], types: [(-28_800, false)], footer: "PST8PDT,M3.2.0,M11.1.0")
+        let table = try XCTUnwrap(ZoneInfoFile.offsetTable(bytes))
+        XCTAssertEqual(table.changes.count, 2 * 9999)
+        XCTAssertEqual(table.offsets.first, -28_800)
+    }
+
     func testTransitionsOutsideTheTimestampRange() throws {
         // A "big bang" transition at -2^59 sets the offset before year 1;
         // one after year 9999 is dropped.
@@ -151,6 +161,8 @@ final class ZoneInfoFileTests: XCTestCase {
                                                    footer: "", leapSeconds: 1)))    // right/...
         XCTAssertNil(ZoneInfoFile.offsetTable(tzif(times: [0], indexes: [1], types: [(0, false), (3_600, false)],
                                                    footer: "PST8PDT")))              // a rule it cannot follow
+        XCTAssertNil(ZoneInfoFile.offsetTable(tzif(times: [0], indexes: [1], types: [(0, false), (93_600, false)],
+                                                   footer: "")))                    // offset beyond +25:59:59
         XCTAssertNil(ZoneInfoFile.offsetTable([]))
     }
 

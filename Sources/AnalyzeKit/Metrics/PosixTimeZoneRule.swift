@@ -51,7 +51,8 @@ struct PosixTimeZoneRule {
     /// Parses a TZ string; `nil` when it is not one this type can follow.
     init?(_ text: String) {
         var scanner = TZStringScanner(Array(text.utf8))
-        guard scanner.name(), let standardWest = scanner.offset() else { return nil }
+        guard scanner.name(), let standardWest = scanner.offset(), ZoneInfoFile.offsetRange.contains(standardWest)
+        else { return nil }
         standardOffset = -standardWest
         if scanner.atEnd {
             daylight = nil
@@ -60,7 +61,7 @@ struct PosixTimeZoneRule {
         guard scanner.name() else { return nil }
         var daylightOffset = standardOffset + 3600
         if !scanner.peek(UInt8(ascii: ",")) {
-            guard let west = scanner.offset() else { return nil }
+            guard let west = scanner.offset(), ZoneInfoFile.offsetRange.contains(west) else { return nil }
             daylightOffset = -west
         }
         guard scanner.take(UInt8(ascii: ",")), let start = scanner.dateRule(),

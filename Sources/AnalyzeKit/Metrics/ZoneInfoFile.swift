@@ -22,6 +22,9 @@ enum ZoneInfoFile {
     /// The largest file read; real ones are under 4 KiB.
     static let maximumSize = 1 << 20
 
+    /// The UTC offsets accepted, in seconds east (RFC 8536 §3.2: -25:59:59 to +25:59:59).
+    static let offsetRange: ClosedRange<Int64> = -93_599...93_599
+
     /// The table of the file at `path`, or `nil` when there is none or it is
     /// not a usable TZif file.
     static func offsetTable(atPath path: String) -> OffsetTable? {
@@ -51,7 +54,8 @@ enum ZoneInfoFile {
         }
         var typeOffsets: [Int64] = []
         for _ in 0..<counts.typeCount {
-            guard let offset = reader.int32(), reader.skip(2) else { return nil }  // utoff, then isdst and desigidx
+            // utoff, then isdst and desigidx; RFC 8536 asks for offsets within -25:59:59 ... +25:59:59.
+            guard let offset = reader.int32(), Self.offsetRange.contains(Int64(offset)), reader.skip(2) else { return nil }
             typeOffsets.append(Int64(offset))
         }
         guard reader.skip(counts.characterCount + counts.standardCount + counts.universalCount),
@@ -66,7 +70,11 @@ enum ZoneInfoFile {
         if !footer.isEmpty {
             guard let rule = PosixTimeZoneRule(footer) else { return nil }
             let after = times.last ?? Instant.minimum.seconds - 1
-            let firstYear = times.last.map { CivilDate.floorDivide($0, 86_400) }.map(Self.year(ofDayNumber:)) ?? 1
+            // From the year before the last transition's (a rule's local date can
+            // fall days from its UTC one), and never before year 1: a file whose only
+            // transition is at -2^59 would otherwise ask for billions of years.
+            let lastYear = times.last.map { Self.year(ofDayNumber: CivilDate.floorDivide($0, 86_400)) } ?? 1
+            let firstYear = min(max(lastYear - 1, 1), 10_000)
             if times.isEmpty, rule.daylight == nil {   // the rule is the whole zone
                 builder.add(change: Instant.minimum.seconds, offset: rule.standardOffset)
             }
