@@ -31,7 +31,7 @@ struct PosixTimeZoneRule {
         func dayNumber(in year: Int64) -> Int64 {
             switch day {
             case .julianSkippingLeapDay(let n):
-                let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+                let leap = CivilDate.daysInMonth(year: Int32(year), month: 2) == 29
                 return CivilDate.dayNumber(year: year, month: 1, day: 1) + n - 1 + (leap && n >= 60 ? 1 : 0)
             case .zeroBasedDay(let n):
                 return CivilDate.dayNumber(year: year, month: 1, day: 1) + n
@@ -39,10 +39,8 @@ struct PosixTimeZoneRule {
                 let first = CivilDate.dayNumber(year: year, month: month, day: 1)
                 let firstWeekday = (first % 7 + 7 + 4) % 7            // 1970-01-01 was a Thursday
                 var day = first + (weekday - firstWeekday + 7) % 7 + 7 * (week - 1)
-                let nextMonth = month == 12
-                    ? CivilDate.dayNumber(year: year + 1, month: 1, day: 1)
-                    : CivilDate.dayNumber(year: year, month: month + 1, day: 1)
-                while day >= nextMonth { day -= 7 }                     // week 5: the last one
+                let last = first + Int64(CivilDate.daysInMonth(year: Int32(year), month: UInt8(month))) - 1
+                while day > last { day -= 7 }                           // week 5: the last one
                 return day
             }
         }

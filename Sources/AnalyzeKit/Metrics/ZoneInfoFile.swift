@@ -71,28 +71,16 @@ enum ZoneInfoFile {
             guard let rule = PosixTimeZoneRule(footer) else { return nil }
             let after = times.last ?? Instant.minimum.seconds - 1
             // From the year before the last transition's (a rule's local date can
-            // fall days from its UTC one), and never before year 1: a file whose only
+            // fall days from its UTC one), within years 1–9999: a file whose only
             // transition is at -2^59 would otherwise ask for billions of years.
-            let lastYear = times.last.map { Self.year(ofDayNumber: CivilDate.floorDivide($0, 86_400)) } ?? 1
-            let firstYear = min(max(lastYear - 1, 1), 10_000)
+            let last = min(max(times.last ?? Instant.minimum.seconds, Instant.minimum.seconds), Instant.maximum.seconds)
+            let firstYear = max(Int64(CivilDate(dayNumber: CivilDate.floorDivide(last, 86_400)).year) - 1, 1)
             if times.isEmpty, rule.daylight == nil {   // the rule is the whole zone
                 builder.add(change: Instant.minimum.seconds, offset: rule.standardOffset)
             }
             builder.add(changes: rule.changes(fromYear: firstYear, throughYear: 9999), after: after)
         }
         return builder.table
-    }
-
-    /// The proleptic Gregorian year of a day number (days since 1970-01-01).
-    static func year(ofDayNumber day: Int64) -> Int64 {
-        // Inverse of CivilDate.dayNumber on its March-based years.
-        let shifted = day + 719_468
-        let era = CivilDate.floorDivide(shifted, 146_097)
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let marchMonth = (5 * dayOfYear + 2) / 153
-        return yearOfEra + era * 400 + (marchMonth >= 10 ? 1 : 0)
     }
 
     private static func readFile(_ path: String) -> [UInt8]? {
